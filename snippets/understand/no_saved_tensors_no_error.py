@@ -1,0 +1,8 @@
+import torch
+
+x = torch.tensor(3.0, requires_grad=True)
+y = x + 1  # add needs no tensor for its backward (d(x + 1)/dx = 1), so it saves none
+
+for _ in range(3):
+    y.backward()  # no error: nothing was freed that this pass needs
+print(f"x.grad = {x.grad}  (three passes silently added up)")

@@ -1,0 +1,611 @@
+"""pytest plugin: every python block on a page ends exactly as the page says it does.
+
+A page shows a snippet with a bare python fence holding an include line, and right under it the
+outcome a reader will see, as titled fences:
+
+    ```python
+    --8<-- "snippets/scenarios/backward-twice/second_backward_raises.py"
+    ```
+
+    ```text title="Raises"
+    RuntimeError: Trying to backward through the graph a second time ...
+    ```
+
+`title="Output"` is the exact stdout; `title="Raises"` is the final line of the traceback, with
+`...` standing for any text. A block may show both (Output first). That visible text is the only
+declaration: there is no hidden marker that could say something else.
+
+pytest-codeblocks finds the fences and their line numbers. Everything it would get wrong is
+handled here: includes are expanded by pymdownx's own preprocessor with the mkdocs.yml config,
+code runs as `python snippet.py` would run it (with `__name__ == "__main__"`), the original
+exception is checked (type and message), and every fence the engine would silently skip or run
+for real, every marker, and every unused snippet is a failing test naming page, line and snippet.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import difflib
+import io
+import json
+import os
+import random
+import re
+import sys
+import time
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import markdown
+import pytest
+from mkdocs.utils import yaml_load
+from pymdownx.snippets import SnippetExtension, SnippetMissingError, SnippetPreprocessor
+from pytest_codeblocks.main import extract_from_buffer
+
+OUTCOME_TITLES = ("Output", "Raises")
+# Fences pytest-codeblocks would not run although they hold Python: a reader would take them
+# for tested code.
+PYTHON_LEXERS = {"py", "py3", "python", "python3", "pycon", "ipython", "ipython3", "pyi"}
+# Fences pytest-codeblocks would run for real in a shell.
+SHELL_LEXERS = {"sh", "bash", "zsh"}
+MARKER = re.compile(r"<!--\s*-*\s*pytest")
+TITLE = re.compile(r'title="([^"]*)"')
+EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::\s?(.*))?$")
+SCRIPT_KEY = pytest.StashKey["Site"]()
+
+
+# --------------------------------------------------------------------------------------------
+# What a page declares
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What the reader is told a block does: its printed output and/or the error it ends with."""
+
+    output: str | None = None
+    raises: str | None = None
+    output_line: int = 0
+    raises_line: int = 0
+
+
+@dataclass
+class Block:
+    page: Path
+    lineno: int
+    code: str  # as expanded for the reader
+    includes: list[dict] = field(default_factory=list)
+    outcome: Outcome = field(default_factory=Outcome)
+
+    @property
+    def whole_file(self) -> Path | None:
+        """The snippet this block shows whole and alone, if it does."""
+        if len(self.includes) == 1:
+            inc = self.includes[0]
+            if not inc["section"] and not inc["start"]:
+                return Path(inc["snippet"])
+        return None
+
+
+@dataclass
+class Problem:
+    page: Path
+    lineno: int
+    message: str
+
+
+class _RecordingSnippets(SnippetPreprocessor):
+    """pymdownx's own preprocessor, remembering which files a block pulled in."""
+
+    def __init__(self, config, md):
+        super().__init__(config, md)
+        self.included: list[dict] = []
+
+    def process_snippet_lines(self, lines, target):
+        self.included.append(dict(target))
+        return super().process_snippet_lines(lines, target)
+
+
+def _read(path) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+class Site:
+    """The pages and snippets of one MkDocs project, read the way `mkdocs build` reads them."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        config = yaml_load((root / "mkdocs.yml").read_text(encoding="utf-8")) or {}
+        self.docs_dir = (root / config.get("docs_dir", "docs")).resolve()
+        self.snippets_dir = (root / "snippets").resolve()
+        snippet_config = {}
+        for ext in config.get("markdown_extensions", []):
+            if isinstance(ext, dict) and "pymdownx.snippets" in ext:
+                snippet_config = dict(ext["pymdownx.snippets"] or {})
+        base = snippet_config.get("base_path", ["."])
+        base = [base] if isinstance(base, str) else base
+        # The build runs from the project root; resolve the same paths from wherever pytest runs.
+        snippet_config["base_path"] = [str((root / b).resolve()) for b in base]
+        self.snippet_config = SnippetExtension(**snippet_config).getConfigs()
+        self._pages: dict[Path, tuple[list[Block], list[Problem]]] = {}
+        self.results: dict[tuple, Result] = {}
+        self.baseline = GlobalState.capture()
+
+    def rel(self, path) -> str:
+        path = Path(path).resolve()
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def expand(self, code: str) -> tuple[str, list[dict]]:
+        pre = _RecordingSnippets(self.snippet_config, markdown.Markdown())
+        lines = pre.run(code.rstrip("\n").split("\n"))
+        return "\n".join(lines).rstrip("\n") + "\n", pre.included
+
+    def page(self, path: Path) -> tuple[list[Block], list[Problem]]:
+        path = path.resolve()
+        if path not in self._pages:
+            self._pages[path] = self._analyse(path)
+        return self._pages[path]
+
+    def all_pages(self) -> list[Path]:
+        return sorted(self.docs_dir.rglob("*.md"))
+
+    def all_blocks(self) -> list[Block]:
+        return [b for p in self.all_pages() for b in self.page(p)[0]]
+
+    def _analyse(self, path: Path):
+        text = path.read_text(encoding="utf-8")
+        raw = text.split("\n")
+        blocks: list[Block] = []
+        problems: list[Problem] = []
+
+        def problem(lineno, message):
+            problems.append(Problem(path, lineno, message))
+
+        # pytest-codeblocks would act on these comments (skip, xfail, its own expected output) or
+        # die without naming the line; outcomes here are the visible fences and nothing else.
+        for n, line in enumerate(raw, 1):
+            if MARKER.match(line.strip()):
+                problem(
+                    n,
+                    f"unknown marker {line.strip()!r}: this site declares outcomes only with a "
+                    f'visible ```text title="Output"``` or title="Raises" fence under the code, '
+                    "and skips nothing",
+                )
+                raw[n - 1] = ""
+            elif line.lstrip().startswith("~~~"):
+                problem(n, "tilde fence: pytest-codeblocks never sees it; use ``` fences")
+        try:
+            fences = extract_from_buffer(io.StringIO("\n".join(raw)))
+        except RuntimeError as e:
+            problem(0, f"pytest-codeblocks cannot read this page: {e}")
+            return blocks, problems
+
+        previous: Block | None = None
+        previous_end = -1
+        for fence in fences:
+            syntax = (fence.syntax or "").strip()
+            lexer = syntax.lstrip("{.").split(" ")[0].split("}")[0].lower()
+            title_match = TITLE.search(syntax)
+            title = title_match.group(1) if title_match else None
+            end = fence.lineno + fence.code.count("\n") + 1
+            adjacent = previous is not None and all(
+                not raw[i].strip() for i in range(previous_end, fence.lineno - 1)
+            )
+            if syntax == "python":
+                previous = self._block(path, fence, problem)
+                if previous is not None:
+                    blocks.append(previous)
+                previous_end = end
+                continue
+            if lexer in PYTHON_LEXERS:
+                problem(
+                    fence.lineno,
+                    f"```{syntax} fence: pytest-codeblocks skips it, so it would look tested "
+                    "without running; write a bare ```python fence",
+                )
+            elif lexer in SHELL_LEXERS:
+                problem(
+                    fence.lineno,
+                    f"```{syntax} fence: pytest-codeblocks would execute it; show commands "
+                    "with ```console",
+                )
+            elif adjacent and title is not None:
+                self._attach(previous, title, fence, problem)
+                previous_end = end
+                continue
+            elif title in OUTCOME_TITLES:
+                problem(
+                    fence.lineno,
+                    f'title="{title}" fence is not directly under a python block '
+                    "(only blank lines may separate them)",
+                )
+            previous = None
+
+        for block in blocks:
+            if block.outcome.output is None and block.outcome.raises is None:
+                problem(
+                    block.lineno,
+                    f"python block{_shows(self, block)} has no declared outcome: put a "
+                    '```text title="Output"``` or ```text title="Raises"``` fence right under it',
+                )
+        blocks = [b for b in blocks if b.outcome.output is not None or b.outcome.raises is not None]
+        return blocks, problems
+
+    def _block(self, path, fence, problem) -> Block | None:
+        try:
+            code, includes = self.expand(fence.code)
+        except SnippetMissingError as e:
+            problem(fence.lineno, f"include failed: {e}")
+            return None
+        return Block(path, fence.lineno, code, includes)
+
+    def _attach(self, block: Block, title: str, fence, problem):
+        outcome = block.outcome
+        if title == "Output" and outcome.output is None and outcome.raises is None:
+            outcome.output, outcome.output_line = fence.code, fence.lineno
+        elif title == "Raises" and outcome.raises is None:
+            first = fence.code.strip().split("\n")[0]
+            if not EXCEPTION_LINE.match(first):
+                problem(
+                    fence.lineno,
+                    f"Raises block must start with the exception's name as the traceback "
+                    f"prints it (e.g. 'RuntimeError: ...'), not {first!r}",
+                )
+            else:
+                outcome.raises, outcome.raises_line = fence.code, fence.lineno
+        elif title in OUTCOME_TITLES:
+            problem(fence.lineno, f"{title} block out of place: a block shows Output, then Raises")
+        else:
+            problem(
+                fence.lineno,
+                f"unknown outcome title {title!r} under the python block at line "
+                f"{block.lineno}: use one of {', '.join(OUTCOME_TITLES)}",
+            )
+
+
+def _shows(site: Site, block: Block) -> str:
+    names = [site.rel(i["snippet"]) for i in block.includes]
+    return f" ({', '.join(names)})" if names else ""
+
+
+# --------------------------------------------------------------------------------------------
+# Running a script as `python snippet.py` would, without a new interpreter per script
+# --------------------------------------------------------------------------------------------
+
+
+class GlobalState:
+    """Process-wide settings a script can change and the next script would inherit."""
+
+    @staticmethod
+    def _torch_settings():
+        import numpy as np
+        import torch
+
+        opts = torch._tensor_str.PRINT_OPTS
+        return {
+            "grad mode": (torch.is_grad_enabled, torch.set_grad_enabled),
+            "anomaly mode": (
+                lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
+                lambda v: torch.autograd.set_detect_anomaly(*v),
+            ),
+            "default dtype": (torch.get_default_dtype, torch.set_default_dtype),
+            "threads": (torch.get_num_threads, torch.set_num_threads),
+            "deterministic algorithms": (
+                lambda: (
+                    torch.are_deterministic_algorithms_enabled(),
+                    torch.is_deterministic_algorithms_warn_only_enabled(),
+                ),
+                lambda v: torch.use_deterministic_algorithms(v[0], warn_only=v[1]),
+            ),
+            "torch RNG": (torch.get_rng_state, torch.set_rng_state),
+            "torch print options": (lambda: dict(vars(opts)), lambda v: _replace(vars(opts), v)),
+            "python RNG": (random.getstate, random.setstate),
+            "numpy RNG": (np.random.get_state, np.random.set_state),
+            "numpy print options": (np.get_printoptions, lambda v: np.set_printoptions(**v)),
+            "working directory": (os.getcwd, os.chdir),
+        }
+
+    def __init__(self, values):
+        self.values = values
+
+    @classmethod
+    def capture(cls) -> GlobalState:
+        return cls({name: get() for name, (get, _) in cls._torch_settings().items()})
+
+    def restore(self):
+        settings = self._torch_settings()
+        for name, value in self.values.items():
+            settings[name][1](value)
+        if "torch._dynamo" in sys.modules:
+            # Compiled code and recompile counters would otherwise carry over.
+            sys.modules["torch._dynamo"].reset()
+
+
+def _replace(target: dict, values: dict):
+    target.clear()
+    target.update(values)
+
+
+@dataclass
+class Result:
+    stdout: str
+    error: BaseException | None
+    seconds: float
+
+
+def run_script(site: Site, code: str, filename: Path, first_line: int = 1) -> Result:
+    """Run code as `python <filename>` would; identical runs are made once and shared."""
+    key = (code, str(filename), first_line)
+    if key in site.results:
+        return site.results[key]
+    # Padding keeps line numbers in tracebacks equal to lines of the file (or page) shown.
+    compiled = compile("\n" * (first_line - 1) + code, str(filename), "exec")
+    module_globals = {
+        "__name__": "__main__",
+        "__file__": str(filename),
+        "__builtins__": builtins,
+        "__doc__": None,
+        "__spec__": None,
+        "__package__": None,
+        "__loader__": None,
+        "__cached__": None,
+    }
+    before_modules = set(sys.modules)
+    argv, path0 = sys.argv, list(sys.path)
+    sys.argv = [site.rel(filename)]
+    sys.path.insert(0, str(Path(filename).parent))
+    out = io.StringIO()
+    error = None
+    site.baseline.restore()
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+            exec(compiled, module_globals)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - SystemExit is an outcome a page can declare
+        error = e
+    seconds = time.perf_counter() - start
+    sys.argv, sys.path[:] = argv, path0
+    for name in set(sys.modules) - before_modules:
+        # A helper imported from snippets/ must be re-imported fresh by the next script.
+        origin = getattr(sys.modules[name], "__file__", None) or ""
+        if origin.startswith(str(site.snippets_dir)):
+            del sys.modules[name]
+    site.baseline.restore()
+    result = Result(out.getvalue(), error, seconds)
+    site.results[key] = result
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Comparing what happened with what the page says
+# --------------------------------------------------------------------------------------------
+
+
+def _pattern(expected: str, squash_space: bool) -> re.Pattern:
+    """`...` matches any text; for errors, runs of whitespace (page line wrapping) match too."""
+    parts = []
+    for literal in expected.split("..."):
+        if squash_space:
+            literal = " ".join(literal.split())
+            parts.append(r"\s+".join(re.escape(w) for w in literal.split(" ")))
+        else:
+            parts.append(re.escape(literal))
+    joiner = r"\s*.*?\s*" if squash_space else ".*?"
+    return re.compile(joiner.join(parts), re.S)
+
+
+def exception_name(error: BaseException) -> str:
+    """The name as the last line of a traceback prints it."""
+    cls = type(error)
+    if cls.__module__ in ("builtins", "__main__"):
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def final_line(error: BaseException) -> str:
+    return "".join(traceback.format_exception_only(error)).strip()
+
+
+def mismatch(outcome: Outcome, result: Result) -> str | None:
+    """Why the run does not match what the page declares, or None when it does."""
+    expected_out = outcome.output or ""
+    if not _pattern(expected_out, squash_space=False).fullmatch(result.stdout):
+        if not result.stdout and outcome.output is not None:
+            what = "printed nothing"
+        elif outcome.output is None:
+            what = "printed output the page does not show"
+        else:
+            what = "printed output differs from the page"
+        diff = "".join(
+            difflib.unified_diff(
+                expected_out.splitlines(True),
+                result.stdout.splitlines(True),
+                "page",
+                "actual",
+            )
+        )
+        return f"{what} (line {outcome.output_line or '-'}):\n{diff or result.stdout}"
+
+    if outcome.raises is None:
+        if result.error is not None:
+            return "documented to succeed, but raised:\n" + _traceback(result.error)
+        return None
+
+    declared_name, _, declared_message = outcome.raises.strip().partition(":")
+    where = f"(Raises block, line {outcome.raises_line})"
+    if result.error is None:
+        return f"documented to raise {declared_name} {where}, but it finished without raising"
+    actual_name = exception_name(result.error)
+    if actual_name != declared_name:
+        return (
+            f"documented to raise {declared_name} {where}, but raised {actual_name}:\n"
+            + _traceback(result.error)
+        )
+    actual_message = final_line(result.error).partition(":")[2]
+    if not _pattern(declared_message.strip(), squash_space=True).fullmatch(
+        " ".join(actual_message.split())
+    ):
+        return (
+            f"raised {actual_name} as documented {where}, but with another message:\n"
+            f"  page:   {' '.join(declared_message.split())}\n"
+            f"  actual: {' '.join(actual_message.split())}"
+        )
+    return None
+
+
+def _traceback(error: BaseException) -> str:
+    return "".join(traceback.format_exception(error)[1:])
+
+
+# --------------------------------------------------------------------------------------------
+# pytest wiring
+# --------------------------------------------------------------------------------------------
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--snippet-timings",
+        metavar="FILE",
+        help="write each script's own run time (seconds) to FILE as JSON, for `make bench`",
+    )
+
+
+def pytest_configure(config):
+    if getattr(config.option, "codeblocks", False):
+        raise pytest.UsageError(
+            "--codeblocks runs pages with pytest-codeblocks' own runner, which ignores includes "
+            "and wraps exceptions; this project's harness already checks every page"
+        )
+    config.stash[SCRIPT_KEY] = Site(Path(config.rootpath).resolve())
+
+
+def pytest_collect_file(file_path: Path, parent):
+    site: Site = parent.config.stash[SCRIPT_KEY]
+    path = file_path.resolve()
+    if path.suffix == ".md" and path.is_relative_to(site.docs_dir):
+        return PageFile.from_parent(parent, path=file_path)
+    if (
+        path.suffix == ".py"
+        and path.is_relative_to(site.snippets_dir)
+        and "__pycache__" not in path.parts
+    ):
+        return SnippetFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_sessionfinish(session):
+    target = session.config.getoption("--snippet-timings")
+    if target:
+        site: Site = session.config.stash[SCRIPT_KEY]
+        runs = [{"script": key[1], "seconds": r.seconds} for key, r in site.results.items()]
+        Path(target).write_text(json.dumps(runs, indent=1), encoding="utf-8")
+
+
+class HarnessFailure(Exception):
+    """A check failed; the message says where and why, no traceback of the harness needed."""
+
+
+class _Item(pytest.Item):
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, HarnessFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+
+class PageFile(pytest.File):
+    def collect(self):
+        site: Site = self.config.stash[SCRIPT_KEY]
+        blocks, problems = site.page(self.path)
+        for p in problems:
+            yield ProblemItem.from_parent(self, name=f"line {p.lineno}", problem=p)
+        for block in blocks:
+            yield BlockItem.from_parent(self, name=f"line {block.lineno}", block=block)
+
+
+class ProblemItem(_Item):
+    def __init__(self, *, problem: Problem, **kw):
+        super().__init__(**kw)
+        self.problem = problem
+
+    def runtest(self):
+        site: Site = self.config.stash[SCRIPT_KEY]
+        raise HarnessFailure(f"{site.rel(self.problem.page)}:{self.problem.lineno}: {self.problem.message}")
+
+    def reportinfo(self):
+        return self.path, self.problem.lineno - 1, self.name
+
+
+class BlockItem(_Item):
+    def __init__(self, *, block: Block, **kw):
+        super().__init__(**kw)
+        self.block = block
+
+    def runtest(self):
+        site: Site = self.config.stash[SCRIPT_KEY]
+        block = self.block
+        filename, first_line = block.page, block.lineno + 1
+        if block.whole_file is not None:
+            filename, first_line = block.whole_file, 1
+        elif len(block.includes) == 1:
+            filename = Path(block.includes[0]["snippet"])
+            first_line = _first_line_of(site, block.includes[0])
+        result = run_script(site, block.code, filename, first_line)
+        why = mismatch(block.outcome, result)
+        if why:
+            raise HarnessFailure(f"{site.rel(block.page)}:{block.lineno}{_shows(site, block)}: {why}")
+
+    def reportinfo(self):
+        return self.path, self.block.lineno - 1, self.name
+
+
+def _first_line_of(site: Site, include: dict) -> int:
+    """Line of the snippet file where an included section or line range starts."""
+    if include["start"]:
+        return (include["start"][0] or 0) + 1
+    lines = _read(include["snippet"]).split("\n")
+    probe = _RecordingSnippets(site.snippet_config, markdown.Markdown())
+    for n, line in enumerate(lines, 1):
+        m = probe.match_section(line)
+        if m and m.group("name") == include["section"] and m.group("type") == "start":
+            return n + 1
+    return 1
+
+
+class SnippetFile(pytest.File):
+    def collect(self):
+        yield StandaloneItem.from_parent(self, name="standalone")
+
+
+class StandaloneItem(_Item):
+    """`python snippets/x/y.py` must end as the page that shows the whole file says."""
+
+    def runtest(self):
+        site: Site = self.config.stash[SCRIPT_KEY]
+        me = self.path.resolve()
+        rel = site.rel(me)
+        shown_by = [b for b in site.all_blocks() if any(Path(i["snippet"]) == me for i in b.includes)]
+        if not shown_by:
+            raise HarnessFailure(f"{rel}: no page includes this snippet; use it or delete it")
+        homes = [b for b in shown_by if b.whole_file == me]
+        if not homes:
+            places = ", ".join(f"{site.rel(b.page)}:{b.lineno}" for b in shown_by)
+            raise HarnessFailure(
+                f"{rel}: pages show only parts of it ({places}); show the whole script once, "
+                "with its outcome, so readers can copy and run it"
+            )
+        result = run_script(site, _read(me), me, 1)
+        for home in homes:
+            why = mismatch(home.outcome, result)
+            if why:
+                raise HarnessFailure(
+                    f"{rel}: run as a script, it does not end as "
+                    f"{site.rel(home.page)}:{home.lineno} says: {why}"
+                )
