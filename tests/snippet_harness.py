@@ -79,6 +79,7 @@ class Block:
     code: str  # as expanded for the reader
     includes: list[dict] = field(default_factory=list)
     outcome: Outcome = field(default_factory=Outcome)
+    broken: bool = False  # its include failed; reported as a problem, never run
 
     @property
     def whole_file(self) -> Path | None:
@@ -169,8 +170,13 @@ class Site:
 
         # pytest-codeblocks would act on these comments (skip, xfail, its own expected output) or
         # die without naming the line; outcomes here are the visible fences and nothing else.
+        in_tilde_fence = False
         for n, line in enumerate(raw, 1):
-            if MARKER.match(line.strip()):
+            if line.lstrip().startswith("~~~"):
+                if not in_tilde_fence:
+                    problem(n, "tilde fence: pytest-codeblocks never sees it; use ``` fences")
+                in_tilde_fence = not in_tilde_fence
+            elif MARKER.match(line.strip()):
                 problem(
                     n,
                     f"unknown marker {line.strip()!r}: this site declares outcomes only with a "
@@ -178,8 +184,6 @@ class Site:
                     "and skips nothing",
                 )
                 raw[n - 1] = ""
-            elif line.lstrip().startswith("~~~"):
-                problem(n, "tilde fence: pytest-codeblocks never sees it; use ``` fences")
         try:
             fences = extract_from_buffer(io.StringIO("\n".join(raw)))
         except RuntimeError as e:
@@ -199,8 +203,7 @@ class Site:
             )
             if syntax == "python":
                 previous = self._block(path, fence, problem)
-                if previous is not None:
-                    blocks.append(previous)
+                blocks.append(previous)
                 previous_end = end
                 continue
             if lexer in PYTHON_LEXERS:
@@ -227,22 +230,27 @@ class Site:
                 )
             previous = None
 
+        declared = []
         for block in blocks:
+            if block.broken:
+                continue
             if block.outcome.output is None and block.outcome.raises is None:
                 problem(
                     block.lineno,
                     f"python block{_shows(self, block)} has no declared outcome: put a "
                     '```text title="Output"``` or ```text title="Raises"``` fence right under it',
                 )
-        blocks = [b for b in blocks if b.outcome.output is not None or b.outcome.raises is not None]
-        return blocks, problems
+            else:
+                declared.append(block)
+        return declared, problems
 
     def _block(self, path, fence, problem) -> Block | None:
         try:
             code, includes = self.expand(fence.code)
         except SnippetMissingError as e:
             problem(fence.lineno, f"include failed: {e}")
-            return None
+            # Still takes the outcome fences under it, which would otherwise be reported as strays.
+            return Block(path, fence.lineno, "", broken=True)
         return Block(path, fence.lineno, code, includes)
 
     def _attach(self, block: Block, title: str, fence, problem):
@@ -321,7 +329,10 @@ class GlobalState:
     def restore(self):
         settings = self._torch_settings()
         for name, value in self.values.items():
-            settings[name][1](value)
+            get, put = settings[name]
+            # Setting only what changed keeps this cheap (setting determinism imports dynamo).
+            if name.endswith("RNG") or get() != value:
+                put(value)
         if "torch._dynamo" in sys.modules:
             # Compiled code and recompile counters would otherwise carry over.
             sys.modules["torch._dynamo"].reset()
@@ -416,6 +427,8 @@ def final_line(error: BaseException) -> str:
 
 def mismatch(outcome: Outcome, result: Result) -> str | None:
     """Why the run does not match what the page declares, or None when it does."""
+    if outcome.raises is None and result.error is not None:
+        return "documented to succeed, but raised:\n" + _traceback(result.error)
     expected_out = outcome.output or ""
     if not _pattern(expected_out, squash_space=False).fullmatch(result.stdout):
         if not result.stdout and outcome.output is not None:
@@ -435,8 +448,6 @@ def mismatch(outcome: Outcome, result: Result) -> str | None:
         return f"{what} (line {outcome.output_line or '-'}):\n{diff or result.stdout}"
 
     if outcome.raises is None:
-        if result.error is not None:
-            return "documented to succeed, but raised:\n" + _traceback(result.error)
         return None
 
     declared_name, _, declared_message = outcome.raises.strip().partition(":")

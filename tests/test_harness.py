@@ -1,0 +1,373 @@
+"""The harness must fail, loudly and precisely, whenever a page and its code disagree."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+MKDOCS_YML = """\
+site_name: harness test
+markdown_extensions:
+  - pymdownx.snippets:
+      base_path: ["."]
+      check_paths: true
+      dedent_subsections: true
+"""
+
+RAISES_VALUE_ERROR = """\
+print("about to fail")
+raise ValueError("the saved tensor is gone")
+"""
+
+
+class Project:
+    """A throw-away MkDocs project: pages, snippets and one inner pytest run of the harness."""
+
+    def __init__(self, pytester):
+        self.pytester = pytester
+        pytester.makefile(".yml", mkdocs=MKDOCS_YML)
+        pytester.makeini("[pytest]\ntestpaths = docs snippets\n")
+        (pytester.path / "docs").mkdir()
+
+    def snippet(self, name, code):
+        path = self.pytester.path / "snippets" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(code), encoding="utf-8")
+
+    def page(self, text, name="page.md"):
+        (self.pytester.path / "docs" / name).write_text(textwrap.dedent(text), encoding="utf-8")
+
+    def run(self, *args):
+        return self.pytester.runpytest("-p", "snippet_harness", *args)
+
+
+def fence(lexer_and_title, body):
+    return f"```{lexer_and_title}\n{textwrap.dedent(body).rstrip()}\n```\n"
+
+
+def include(name):
+    return fence("python", f'--8<-- "snippets/{name}"')
+
+
+@pytest.fixture
+def project(pytester):
+    return Project(pytester)
+
+
+def test_declared_error_and_output_pass(project):
+    project.snippet("a/fails.py", RAISES_VALUE_ERROR)
+    project.snippet("a/works.py", 'print("fixed")\n')
+    project.page(
+        include("a/fails.py")
+        + "\n"
+        + fence('text title="Output"', "about to fail")
+        + "\n"
+        + fence('text title="Raises"', "ValueError: the saved ... gone")
+        + "\nThe fix:\n\n"
+        + include("a/works.py")
+        + "\n"
+        + fence('text title="Output"', "fixed")
+    )
+    result = project.run("-v")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*docs/page.md::line 1 PASSED*", "*a/fails.py::standalone PASSED*"])
+
+
+def page_raising(project, declared):
+    project.page(
+        include("a/snippet.py")
+        + "\n"
+        + fence('text title="Output"', "about to fail")
+        + "\n"
+        + fence('text title="Raises"', declared)
+    )
+
+
+def test_snippet_that_stops_raising_fails(project):
+    project.snippet("a/snippet.py", 'print("about to fail")\n')
+    page_raising(project, "ValueError: the saved tensor is gone")
+    result = project.run()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*docs/page.md:1 (snippets/a/snippet.py): documented to raise ValueError "
+            "(Raises block, line 9), but it finished without raising*"
+        ]
+    )
+
+
+def test_other_type_with_same_message_fails(project):
+    project.snippet("a/snippet.py", RAISES_VALUE_ERROR.replace("ValueError", "TypeError"))
+    page_raising(project, "ValueError: the saved tensor is gone")
+    result = project.run()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*documented to raise ValueError*but raised TypeError*"])
+
+
+def test_other_message_fails(project):
+    project.snippet("a/snippet.py", RAISES_VALUE_ERROR.replace("gone", "still here"))
+    page_raising(project, "ValueError: the saved tensor is gone")
+    result = project.run()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*raised ValueError as documented*but with another message:",
+            "*page:   the saved tensor is gone",
+            "*actual: the saved tensor is still here",
+        ]
+    )
+
+
+def test_the_original_exception_is_checked_not_a_wrapper(project):
+    # pytest-codeblocks would turn this into a RuntimeError and accept it as one.
+    project.snippet("a/snippet.py", RAISES_VALUE_ERROR)
+    page_raising(project, "RuntimeError: ...")
+    project.run().stdout.fnmatch_lines(["*documented to raise RuntimeError*but raised ValueError*"])
+
+
+def test_changed_output_fails_with_a_diff(project):
+    project.snippet("a/snippet.py", 'print("x.grad = 12.0")\n')
+    project.page(include("a/snippet.py") + "\n" + fence('text title="Output"', "x.grad = 6.0"))
+    result = project.run()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        ["*printed output differs from the page (line 5):", "-x.grad = 6.0", "+x.grad = 12.0"]
+    )
+
+
+def test_printed_output_the_page_does_not_show_fails(project):
+    project.snippet("a/snippet.py", RAISES_VALUE_ERROR)
+    project.page(
+        include("a/snippet.py") + "\n" + fence('text title="Raises"', "ValueError: the saved tensor is gone")
+    )
+    project.run().stdout.fnmatch_lines(["*printed output the page does not show*", "*about to fail*"])
+
+
+def test_unexpected_error_shows_the_snippet_file_and_line(project):
+    project.snippet("a/snippet.py", 'x = 1\nprint("fine")\nundefined_name\n')
+    project.page(include("a/snippet.py") + "\n" + fence('text title="Output"', "fine"))
+    project.run().stdout.fnmatch_lines(
+        ["*documented to succeed, but raised:", '*File "*snippets/a/snippet.py", line 3*', "NameError*"]
+    )
+
+
+def test_missing_include_fails_naming_page_line_and_snippet(project):
+    project.page("Intro.\n\n" + include("a/nowhere.py") + "\n" + fence('text title="Output"', "hi"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*docs/page.md:3: include failed: Snippet at path 'snippets/a/nowhere.py' could not be found*"]
+    )
+
+
+def test_missing_section_fails(project):
+    project.snippet("a/snippet.py", 'print("hi")\n')
+    project.page(fence("python", '--8<-- "snippets/a/snippet.py:nosuch"') + "\n" + fence('text title="Output"', "hi"))
+    project.run().stdout.fnmatch_lines(["*docs/page.md:1: include failed: Snippet section 'nosuch'*"])
+
+
+def test_block_without_declared_outcome_fails(project):
+    project.snippet("a/snippet.py", 'print("hi")\n')
+    project.page("# Title\n\n" + include("a/snippet.py") + "\nSome prose.\n\n" + fence("text", "hi"))
+    project.run().stdout.fnmatch_lines(
+        ["*docs/page.md:3: python block (snippets/a/snippet.py) has no declared outcome*"]
+    )
+
+
+@pytest.mark.parametrize(
+    "marker",
+    ["<!--pytest.mark.skip-->", "<!--pytest-codeblocks:expected-output-->", "<!--pytest-codeblocks:nonsense-->"],
+)
+def test_markers_fail(project, marker):
+    project.snippet("a/snippet.py", 'print("hi")\n')
+    project.page(marker + "\n" + include("a/snippet.py") + "\n" + fence('text title="Output"', "hi"))
+    project.run().stdout.fnmatch_lines([f"*docs/page.md:1: unknown marker '{marker}'*"])
+
+
+def test_unknown_outcome_title_fails(project):
+    project.snippet("a/snippet.py", 'print("hi")\n')
+    project.page(include("a/snippet.py") + "\n" + fence('text title="Ouptut"', "hi"))
+    project.run().stdout.fnmatch_lines(
+        ["*docs/page.md:5: unknown outcome title 'Ouptut' under the python block at line 1*"]
+    )
+
+
+def test_outcome_away_from_its_block_fails(project):
+    project.snippet("a/snippet.py", 'print("hi")\n')
+    project.page(
+        include("a/snippet.py") + "\n" + fence('text title="Output"', "hi") + "\nProse.\n\n"
+        + fence('text title="Raises"', "ValueError: x")
+    )
+    project.run().stdout.fnmatch_lines(["*docs/page.md:11: title=\"Raises\" fence is not directly under*"])
+
+
+def test_raises_block_must_name_the_exception(project):
+    project.snippet("a/snippet.py", RAISES_VALUE_ERROR)
+    project.page(include("a/snippet.py") + "\n" + fence('text title="Raises"', "... gone"))
+    project.run().stdout.fnmatch_lines(["*docs/page.md:5: Raises block must start with the exception's name*"])
+
+
+@pytest.mark.parametrize(
+    ("opening", "why"),
+    [
+        ("```py", "pytest-codeblocks skips it"),
+        ('```python title="fix.py"', "pytest-codeblocks skips it"),
+        ("```pycon", "pytest-codeblocks skips it"),
+        ("```bash", "pytest-codeblocks would execute it"),
+        ("~~~python", "tilde fence"),
+    ],
+)
+def test_fences_the_engine_would_mishandle_fail(project, opening, why):
+    closing = "~~~" if opening.startswith("~") else "```"
+    project.page(f"Text.\n\n{opening}\nprint('hi')\n{closing}\n")
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"*docs/page.md:3: *{why}*"])
+
+
+def test_snippet_no_page_uses_fails(project):
+    project.snippet("a/orphan.py", 'print("hi")\n')
+    project.page("Nothing here.\n")
+    project.run().stdout.fnmatch_lines(["*snippets/a/orphan.py: no page includes this snippet*"])
+
+
+def test_snippet_shown_only_in_parts_fails(project):
+    project.snippet("a/parts.py", '# --8<-- [start:fix]\nprint("hi")\n# --8<-- [end:fix]\n')
+    project.page(fence("python", '--8<-- "snippets/a/parts.py:fix"') + "\n" + fence('text title="Output"', "hi"))
+    project.run().stdout.fnmatch_lines(["*snippets/a/parts.py: pages show only parts of it (docs/page.md:1)*"])
+
+
+SECTIONED = """\
+import sys
+
+# --8<-- [start:fix]
+values = [1, 2, 3]
+print(sum(values))
+# --8<-- [end:fix]
+sys.exit("the rest of the script fails")
+"""
+
+
+def test_section_runs_exactly_what_the_reader_sees(project):
+    project.snippet("a/sectioned.py", SECTIONED)
+    project.page(
+        fence("python", '--8<-- "snippets/a/sectioned.py:fix"')
+        + "\n"
+        + fence('text title="Output"', "6")
+        + "\nThe whole script:\n\n"
+        + include("a/sectioned.py")
+        + "\n"
+        + fence('text title="Output"', "6")
+        + "\n"
+        + fence('text title="Raises"', "SystemExit: the rest of the script fails")
+    )
+    project.run().assert_outcomes(passed=3)
+
+
+def test_section_errors_point_at_the_snippet_file_line(project):
+    project.snippet("a/sectioned.py", SECTIONED.replace("sum(values)", "sum(valuez)"))
+    project.page(
+        fence("python", '--8<-- "snippets/a/sectioned.py:fix"') + "\n" + fence('text title="Output"', "6")
+    )
+    project.run().stdout.fnmatch_lines(['*File "*snippets/a/sectioned.py", line 5*', "NameError*valuez*"])
+
+
+def test_standalone_run_matches_python_running_the_file(project):
+    """The in-process run must see what `python snippets/a/where.py` sees."""
+    project.snippet(
+        "a/where.py",
+        """\
+        import os
+        import sys
+        print(__name__)
+        print(os.path.relpath(__file__))
+        print(sys.argv)
+        print(os.path.relpath(sys.path[0]))
+        """,
+    )
+    real = subprocess.run(
+        [sys.executable, "snippets/a/where.py"],
+        cwd=project.pytester.path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert real.splitlines()[0] == "__main__"
+    project.page(include("a/where.py") + "\n" + fence('text title="Output"', real))
+    project.run().assert_outcomes(passed=2)
+
+
+def test_identical_runs_are_made_once(project):
+    """A page showing a whole script and the script's standalone check share one run."""
+    project.snippet(
+        "a/count.py",
+        """\
+        from pathlib import Path
+        counter = Path("runs.txt")
+        counter.write_text(counter.read_text() + "x" if counter.exists() else "x")
+        print("counted")
+        """,
+    )
+    project.page(include("a/count.py") + "\n" + fence('text title="Output"', "counted"))
+    project.run().assert_outcomes(passed=2)
+    assert (project.pytester.path / "runs.txt").read_text() == "x"
+
+
+def test_no_script_changes_the_next_ones_result(project):
+    project.snippet(
+        "a/meddles.py",
+        """\
+        import os
+        import random
+        import numpy as np
+        import torch
+        torch.autograd.set_detect_anomaly(True)
+        torch.set_grad_enabled(False)
+        torch.set_default_dtype(torch.float64)
+        torch.set_num_threads(1)
+        torch.set_printoptions(precision=1)
+        torch.manual_seed(0)
+        random.seed(0)
+        np.random.seed(0)
+        os.chdir("docs")
+        print("meddled")
+        """,
+    )
+    project.snippet(
+        "a/inspects.py",
+        """\
+        import os
+        import torch
+        print(torch.is_anomaly_enabled(), torch.is_grad_enabled(), torch.get_default_dtype())
+        print(torch.get_num_threads(), torch.tensor(1 / 3), os.path.basename(os.getcwd()))
+        print(torch.rand(2))
+        """,
+    )
+    # Unseeded draws differ between fresh processes; within the suite every script starts from
+    # the generator state the suite started with, whatever ran before it.
+    with torch.random.fork_rng():
+        fresh = torch.rand(2)
+    expected = (
+        f"False True torch.float32\n{torch.get_num_threads()} tensor(0.3333) "
+        f"{project.pytester.path.name}\n{fresh}"
+    )
+    project.page(
+        include("a/meddles.py")
+        + "\n"
+        + fence('text title="Output"', "meddled")
+        + "\n"
+        + include("a/inspects.py")
+        + "\n"
+        + fence('text title="Output"', expected)
+    )
+    project.run().assert_outcomes(passed=4)
+    assert torch.get_default_dtype() == torch.float32 and not torch.is_anomaly_enabled()
+
+
+def test_pytest_codeblocks_own_runner_is_refused(project):
+    project.page("Nothing.\n")
+    result = project.run("--codeblocks")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--codeblocks runs pages with pytest-codeblocks' own runner*"])
