@@ -1,0 +1,86 @@
+"""`make bench`: how fast the snippet suite and the site build are. Figures, not pass/fail.
+
+The suite pays for one `import torch` and then runs every snippet in-process, so its wall time
+should stay close to that import plus the snippets' own run times: the ratio printed last.
+"""
+
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+REPEATS = 3
+
+
+def wall(cmd) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def import_torch() -> tuple[float, float]:
+    """A fresh interpreter that imports torch: its wall time, and the import statement alone.
+
+    The wall time is the floor for any suite: one interpreter, one torch import.
+    """
+    code = "import time; t = time.perf_counter(); import torch; print(time.perf_counter() - t)"
+    start = time.perf_counter()
+    out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True).stdout
+    return time.perf_counter() - start, float(out)
+
+
+def snippet_suite(timings: Path) -> tuple[float, float, int]:
+    """Wall time of pytest over the pages and snippets, the scripts' own time, and run count."""
+    cmd = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--snippet-timings={timings}"]
+    seconds = wall([*cmd, "docs", "snippets"])
+    runs = json.loads(timings.read_text())
+    return seconds, sum(r["seconds"] for r in runs), len(runs)
+
+
+def mkdocs_build(site: Path, cold: bool) -> float:
+    if cold:
+        shutil.rmtree(ROOT / ".cache", ignore_errors=True)
+        shutil.rmtree(site, ignore_errors=True)
+    return wall([PY, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)])
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        imports = [import_torch() for _ in range(REPEATS)]
+        suites = [snippet_suite(tmp / f"timings{i}.json") for i in range(REPEATS)]
+        full = [wall([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"]) for _ in range(REPEATS)]
+        cold = [mkdocs_build(tmp / "site", cold=True) for _ in range(REPEATS)]
+        warm = [mkdocs_build(tmp / "site", cold=False) for _ in range(REPEATS)]
+
+    suite = statistics.median(s[0] for s in suites)
+    own = statistics.median(s[1] for s in suites)
+    imp = statistics.median(i[0] for i in imports)
+    statement = statistics.median(i[1] for i in imports)
+    snippets = len([p for p in (ROOT / "snippets").rglob("*.py") if "__pycache__" not in p.parts])
+    rows = [
+        ("snippets", f"{snippets}"),
+        ("distinct script runs per suite", f"{suites[0][2]}"),
+        ("snippet suite wall time (pytest docs snippets)", f"{suite:.2f} s"),
+        ("python -c 'import torch' (process wall time)", f"{imp:.2f} s"),
+        ("  of which the import statement", f"{statement:.2f} s"),
+        ("sum of the snippets' own run times", f"{own:.3f} s"),
+        ("ratio suite / (import + sum), target <= 1.5", f"{suite / (imp + own):.2f}"),
+        ("whole pytest run, harness self-tests included", f"{statistics.median(full):.2f} s"),
+        ("mkdocs build --strict, cold (no .cache)", f"{statistics.median(cold):.2f} s"),
+        ("mkdocs build --strict, warm", f"{statistics.median(warm):.2f} s"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    print(f"median of {REPEATS} runs each, Python {sys.version.split()[0]}")
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()
