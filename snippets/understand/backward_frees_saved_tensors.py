@@ -5,6 +5,7 @@ y = x**2
 
 y.backward()
 
-# The graph itself survives the backward pass; only the tensors its nodes saved are freed.
+# The graph survives backward; only what its nodes saved is freed.
 print(f"after backward, y.grad_fn is still {type(y.grad_fn).__name__}")
-y.grad_fn._saved_self  # reading a freed saved tensor raises the same error as a second backward
+# Reading a freed saved tensor raises the second-backward error.
+y.grad_fn._saved_self

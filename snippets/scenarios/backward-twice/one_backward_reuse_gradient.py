@@ -3,7 +3,8 @@ import torch
 x = torch.tensor(3.0, requires_grad=True)
 y = x**2
 
-y.backward()  # one pass; from here on the gradient is a plain tensor you can reuse
+# One pass; from here on the gradient is a plain tensor to reuse.
+y.backward()
 grad = x.grad
 
 print(f"logged:  |dy/dx| = {grad.abs().item()}")

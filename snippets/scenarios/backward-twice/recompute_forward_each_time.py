@@ -6,4 +6,5 @@ for step in range(2):
     y = x**2  # a fresh graph each time, with its own saved tensors
     y.backward()
     print(f"step {step}: x.grad = {x.grad}")
-    x.grad = None  # gradients add up in .grad; clear them unless you want the sum
+    # .grad adds up over backward calls: clear it, unless you want a sum
+    x.grad = None

@@ -1,6 +1,6 @@
 import torch
 
-# Turning requires_grad on only when needed changes nothing: the graph is built the same way.
+# Setting requires_grad late changes nothing: the graph is the same.
 x = torch.tensor(3.0)
 x.requires_grad_(True)
 y = x**2

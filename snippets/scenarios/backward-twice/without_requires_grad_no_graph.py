@@ -1,6 +1,6 @@
 import torch
 
-# Leaving requires_grad off builds no graph at all, so there is nothing to backpropagate.
+# With requires_grad off, no graph is built: nothing to backpropagate.
 x = torch.tensor(3.0)
 y = x**2
 
