@@ -122,10 +122,15 @@ class Site:
         config = yaml_load((root / "mkdocs.yml").read_text(encoding="utf-8")) or {}
         self.docs_dir = (root / config.get("docs_dir", "docs")).resolve()
         self.snippets_dir = (root / "snippets").resolve()
-        snippet_config = {}
-        for ext in config.get("markdown_extensions", []):
+        snippet_config = None
+        for ext in config.get("markdown_extensions") or []:
             if isinstance(ext, dict) and "pymdownx.snippets" in ext:
                 snippet_config = dict(ext["pymdownx.snippets"] or {})
+        if snippet_config is None or not snippet_config.get("check_paths"):
+            raise pytest.UsageError(
+                "mkdocs.yml must list pymdownx.snippets under markdown_extensions with "
+                "check_paths: true; otherwise a missing snippet vanishes from the page unnoticed"
+            )
         base = snippet_config.get("base_path", ["."])
         base = [base] if isinstance(base, str) else base
         # The build runs from the project root; resolve the same paths from wherever pytest runs.

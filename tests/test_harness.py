@@ -371,3 +371,11 @@ def test_pytest_codeblocks_own_runner_is_refused(project):
     result = project.run("--codeblocks")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--codeblocks runs pages with pytest-codeblocks' own runner*"])
+
+
+def test_a_build_config_that_would_drop_missing_snippets_is_refused(project):
+    project.pytester.makefile(".yml", mkdocs=MKDOCS_YML.replace("check_paths: true", "check_paths: false"))
+    project.page("Nothing.\n")
+    result = project.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*pymdownx.snippets*check_paths: true*"])
