@@ -381,7 +381,8 @@ def run_script(site: Site, code: str, filename: Path, first_line: int = 1) -> Re
     site.baseline.restore()
     start = time.perf_counter()
     try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        # Warnings go to stderr, which pages do not show; keep them out of pytest's summary.
+        with warnings.catch_warnings(record=True), contextlib.redirect_stdout(out):
             exec(compiled, module_globals)
     except KeyboardInterrupt:
         raise

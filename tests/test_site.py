@@ -54,7 +54,7 @@ class _Assets(HTMLParser):
 
 
 def copy_project(tmp_path) -> Path:
-    for name in ("docs", "snippets"):
+    for name in ("docs", "snippets", "overrides"):
         shutil.copytree(ROOT / name, tmp_path / name)
     shutil.copy(ROOT / "mkdocs.yml", tmp_path)
     return tmp_path
@@ -129,3 +129,4 @@ def test_serve_rebuilds_when_a_snippet_changes(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
