@@ -130,3 +130,10 @@ def test_serve_rebuilds_when_a_snippet_changes(tmp_path):
         server.terminate()
         server.wait(timeout=10)
 
+
+def test_pages_with_a_diagram_bring_their_own_mermaid(site):
+    """Without a local Mermaid, Material's bundle fetches one from a CDN when the page loads."""
+    pages = [p for p in sorted(site.rglob("*.html")) if 'class="mermaid"' in p.read_text()]
+    assert pages, "no page has a diagram: this check would prove nothing"
+    lacking = [str(p.relative_to(site)) for p in pages if "javascripts/mermaid-" not in p.read_text()]
+    assert not lacking, f"diagram pages without the local Mermaid script: {lacking}"

@@ -1,0 +1,28 @@
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 3)
+        self.log_temperature = nn.Parameter(torch.zeros(()))
+        # Derived once: a tensor with a graph back to the parameter.
+        self.temperature = self.log_temperature.exp()
+
+    def forward(self, x):
+        return self.linear(x) / self.temperature
+
+
+torch.manual_seed(0)
+model = Classifier()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, target = torch.randn(8, 4), torch.randint(3, (8,))
+
+for step in range(3):
+    opt.zero_grad()
+    loss = F.cross_entropy(model(x), target)
+    loss.backward()  # step 1 reaches exp's node, freed at step 0
+    opt.step()
+    print(f"step {step}: loss {loss.item():.4f}")

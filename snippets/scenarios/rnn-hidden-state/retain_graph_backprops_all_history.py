@@ -1,0 +1,23 @@
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+lstm = nn.LSTM(input_size=3, hidden_size=4, batch_first=True)
+head = nn.Linear(4, 1)
+
+inputs = torch.randn(2, 15, 3)
+targets = torch.randn(2, 15, 1)
+hidden = (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4))
+reached = []  # batches whose output state a backward went through
+
+for i, start in enumerate(range(0, 15, 5)):
+    x = inputs[:, start:start + 5]
+    y = targets[:, start:start + 5]
+    if i > 0:
+        # Fires whenever a backward passes through batch i-1's state.
+        hidden[0].register_hook(lambda g, j=i - 1: reached.append(j))
+    out, hidden = lstm(x, hidden)
+    loss = nn.functional.mse_loss(head(out), y)
+    reached.clear()
+    loss.backward(retain_graph=True)  # no optimizer.step() at all
+    print(f"batch {i}: backward also went through batches {reached}")

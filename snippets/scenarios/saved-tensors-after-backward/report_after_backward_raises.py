@@ -1,0 +1,18 @@
+import torch
+from torch import nn
+
+from saved_report import report
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, target = torch.randn(64, 8), torch.randn(64, 1)
+
+loss = nn.functional.mse_loss(model(x), target)
+opt.zero_grad()
+loss.backward()
+opt.step()
+# Logging activation memory after the step: the graph is still there,
+# but backward has freed every tensor it saved.
+print(f"loss = {loss.item():.4f}")
+print(report(loss))
