@@ -6,14 +6,18 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 MKDOCS = [sys.executable, "-m", "mkdocs"]
+CONTRACT = ROOT / "docs" / "links.yml"
+REDIRECT = re.compile(r'location\.href="([^"]+)"')
 
 
 def test_every_requirement_is_pinned():
@@ -137,3 +141,149 @@ def test_pages_with_a_diagram_bring_their_own_mermaid(site):
     assert pages, "no page has a diagram: this check would prove nothing"
     lacking = [str(p.relative_to(site)) for p in pages if "javascripts/mermaid-" not in p.read_text()]
     assert not lacking, f"diagram pages without the local Mermaid script: {lacking}"
+
+
+class _Page(HTMLParser):
+    """Element ids, heading ids, and the meta and canonical tags of one built page."""
+
+    def __init__(self, html):
+        super().__init__()
+        self.ids, self.headings, self.meta, self.canonical = set(), [], {}, None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+            if re.fullmatch(r"h[1-6]", tag):
+                self.headings.append(attrs["id"])
+        if tag == "meta" and (attrs.get("property") or attrs.get("name")):
+            self.meta[attrs.get("property") or attrs.get("name")] = attrs.get("content")
+        if tag == "link" and attrs.get("rel") == "canonical":
+            self.canonical = attrs.get("href")
+
+
+def _resolve(site: Path, url: str):
+    """The built page behind a public URL, following redirect stubs; None if there is none."""
+    for _ in range(5):
+        page = site / url.lstrip("/") / "index.html"
+        if not page.is_file():
+            return None
+        target = REDIRECT.search(page.read_text())
+        if not target:
+            return page
+        url = urllib.parse.urljoin(url, target.group(1))
+    return None
+
+
+def broken_links(site: Path, contract: dict) -> list[str]:
+    problems = []
+    for url, anchors in contract.items():
+        page = _resolve(site, url)
+        if page is None:
+            problems.append(f"{url}: no such page, and no redirect from it")
+            continue
+        ids = _Page(page.read_text()).ids
+        problems += [f"{url}#{a}: no element with this id" for a in anchors or {} if a not in ids]
+    return problems
+
+
+def nav_pages(site: Path) -> dict[str, _Page]:
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)
+    pages = {}
+
+    def walk(items):
+        for item in items:
+            target = item if isinstance(item, str) else next(iter(item.values()))
+            if isinstance(target, list):
+                walk(target)
+            else:
+                url = "/" + re.sub(r"(^|/)index\.md$", r"\1", target).removesuffix(".md")
+                url = url if url.endswith("/") else url + "/"
+                pages[url] = _Page((site / url.lstrip("/") / "index.html").read_text())
+
+    walk(config["nav"])
+    return pages
+
+
+def test_every_contracted_link_resolves(site):
+    contract = yaml.safe_load(CONTRACT.read_text())
+    problems = broken_links(site, contract)
+    assert not problems, (
+        "public links in docs/links.yml that no longer work (add a redirect, or keep the old "
+        "id):\n" + "\n".join(problems)
+    )
+
+
+def test_every_heading_id_is_in_the_contract(site):
+    contract = yaml.safe_load(CONTRACT.read_text())
+    missing = [
+        f"{url}  {heading}:"
+        for url, page in nav_pages(site).items()
+        for heading in page.headings
+        if heading not in (contract.get(url) or {})
+    ]
+    assert not missing, "add these to docs/links.yml so they stay linkable:\n" + "\n".join(missing)
+
+
+def test_the_forum_page_offers_every_fix(site):
+    contract = yaml.safe_load(CONTRACT.read_text())
+    forum = (site / "forum" / "index.html").read_text()
+    site_url = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)["site_url"].rstrip("/")
+    fixes = [(url, a, text) for url, anchors in contract.items() for a, text in (anchors or {}).items() if a.startswith("fix-")]
+    assert len(fixes) > 20
+    unlabelled = [f"{url}#{a}" for url, a, text in fixes if not text]
+    assert not unlabelled, f"fixes without a one-line summary in docs/links.yml: {unlabelled}"
+    absent = [f"{url}#{a}" for url, a, text in fixes if f"Fix: {text} — {site_url}{url}#{a}" not in forum]
+    assert not absent, f"fixes the forum page does not offer: {absent}"
+
+
+def test_every_page_has_link_preview_tags(site):
+    site_url = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)["site_url"]
+    problems = []
+    for url, page in nav_pages(site).items():
+        wanted = ["description", "og:type", "og:site_name", "og:title", "og:description", "og:url",
+                  "twitter:card", "twitter:title", "twitter:description"]
+        problems += [f"{url}: no {name}" for name in wanted if not page.meta.get(name)]
+        if page.canonical != site_url.rstrip("/") + url or page.meta.get("og:url") != page.canonical:
+            problems.append(f"{url}: canonical {page.canonical} / og:url {page.meta.get('og:url')}")
+        if page.meta.get("description") != page.meta.get("og:description"):
+            problems.append(f"{url}: description attribute broken (a straight double quote?)")
+    assert not problems, "\n".join(problems)
+
+
+def test_sitemap_lists_every_page(site):
+    sitemap = (site / "sitemap.xml").read_text()
+    site_url = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)["site_url"].rstrip("/")
+    missing = [url for url in nav_pages(site) if f"<loc>{site_url}{url}</loc>" not in sitemap]
+    assert not missing, f"pages missing from sitemap.xml: {missing}"
+
+
+def test_the_404_page_offers_search_and_working_links(site):
+    page = (site / "404.html").read_text()
+    assert 'for="__search"' in page
+    links = re.findall(r'<li><a href="(/[^"#]*)#?([^"]*)"', page)
+    assert len(links) >= 5
+    contract = {url: {a: None} if a else {} for url, a in links}
+    assert not broken_links(site, contract)
+
+
+def test_moving_a_page_needs_a_redirect_that_keeps_its_anchors(tmp_path):
+    project = copy_project(tmp_path)
+    (project / "docs/scenarios/gan.md").rename(project / "docs/scenarios/gan-training.md")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text().replace("scenarios/gan.md", "scenarios/gan-training.md"))
+    contract = yaml.safe_load(CONTRACT.read_text())
+
+    def build():
+        out = tmp_path / "site"
+        subprocess.run([*MKDOCS, "build", "--quiet", "--site-dir", str(out)], cwd=project, check=True, capture_output=True)
+        return broken_links(out, contract)
+
+    assert build() == ["/scenarios/gan/: no such page, and no redirect from it"]
+    config.write_text(
+        config.read_text().replace(
+            "redirect_maps: {}", "redirect_maps: {scenarios/gan.md: scenarios/gan-training.md}"
+        )
+    )
+    assert build() == []
