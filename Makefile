@@ -8,7 +8,7 @@ READY := $(VENV)/.ready
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: serve test build bench clean
+.PHONY: serve test build bench pdf offline clean
 
 serve: $(READY)
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
@@ -20,6 +20,13 @@ test: $(READY)
 build: $(READY)
 	$(BIN)/mkdocs build --strict
 
+# site/pdf/backward-twice.pdf and site/offline/backward-twice-offline.zip (needs chromium).
+pdf: $(READY)
+	$(BIN)/python tests/make_pdf.py
+
+offline: $(READY)
+	$(BIN)/python tests/make_pdf.py --no-pdf
+
 bench: $(READY)
 	$(BIN)/python tests/bench_suite.py
 
@@ -30,4 +37,4 @@ $(READY): requirements.txt
 	touch $@
 
 clean:
-	rm -rf $(VENV) site .cache .pytest_cache
+	rm -rf $(VENV) site build .cache .pytest_cache

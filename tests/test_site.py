@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from mkdocs.utils import yaml_load
 
 ROOT = Path(__file__).resolve().parents[1]
 MKDOCS = [sys.executable, "-m", "mkdocs"]
@@ -60,7 +61,8 @@ class _Assets(HTMLParser):
 def copy_project(tmp_path) -> Path:
     for name in ("docs", "snippets", "overrides"):
         shutil.copytree(ROOT / name, tmp_path / name)
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path)
+    for name in ("mkdocs.yml", "requirements.txt"):
+        shutil.copy(ROOT / name, tmp_path)
     return tmp_path
 
 
@@ -189,7 +191,7 @@ def broken_links(site: Path, contract: dict) -> list[str]:
 
 
 def nav_pages(site: Path) -> dict[str, _Page]:
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)
+    config = yaml_load((ROOT / "mkdocs.yml").read_text())
     pages = {}
 
     def walk(items):
@@ -229,7 +231,7 @@ def test_every_heading_id_is_in_the_contract(site):
 def test_the_forum_page_offers_every_fix(site):
     contract = yaml.safe_load(CONTRACT.read_text())
     forum = (site / "forum" / "index.html").read_text()
-    site_url = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)["site_url"].rstrip("/")
+    site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"].rstrip("/")
     fixes = [(url, a, text) for url, anchors in contract.items() for a, text in (anchors or {}).items() if a.startswith("fix-")]
     assert len(fixes) > 20
     unlabelled = [f"{url}#{a}" for url, a, text in fixes if not text]
@@ -239,7 +241,7 @@ def test_the_forum_page_offers_every_fix(site):
 
 
 def test_every_page_has_link_preview_tags(site):
-    site_url = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)["site_url"]
+    site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"]
     problems = []
     for url, page in nav_pages(site).items():
         wanted = ["description", "og:type", "og:site_name", "og:title", "og:description", "og:url",
@@ -254,7 +256,7 @@ def test_every_page_has_link_preview_tags(site):
 
 def test_sitemap_lists_every_page(site):
     sitemap = (site / "sitemap.xml").read_text()
-    site_url = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)["site_url"].rstrip("/")
+    site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"].rstrip("/")
     missing = [url for url in nav_pages(site) if f"<loc>{site_url}{url}</loc>" not in sitemap]
     assert not missing, f"pages missing from sitemap.xml: {missing}"
 

@@ -1,0 +1,137 @@
+"""The site for readers without a network: one PDF of everything, and a zip that works from disk."""
+
+import datetime
+import html
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from make_pdf import CHROMIUM, CHROMIUM_FLAGS, ROOT, site_slug
+
+NEEDED = {CHROMIUM: "chromium", "pdftotext": "poppler-utils", "pdfinfo": "poppler-utils", "pdftohtml": "poppler-utils"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Run `make pdf`'s script into a temporary site; fail, never skip, without its tools."""
+    missing = sorted({pkg for tool, pkg in NEEDED.items() if not shutil.which(tool)})
+    assert not missing, f"these checks need Debian packages: apt-get install {' '.join(missing)}"
+    out = tmp_path_factory.mktemp("out")
+    subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "make_pdf.py"), "--site-dir", str(out / "site"),
+         "--offline-dir", str(out / "offline")],
+        check=True,
+        capture_output=True,
+    )
+    return out / "site"
+
+
+@pytest.fixture(scope="module")
+def pdf(built) -> Path:
+    return built / "pdf" / f"{site_slug()}.pdf"
+
+
+def _text(pdf: Path, *args) -> str:
+    return subprocess.run(["pdftotext", *args, str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+
+
+def _squash(text: str) -> str:
+    """Without whitespace: wrapped lines and justified text compare equal."""
+    return re.sub(r"\s+", "", text)
+
+
+def _bookmarks(pdf: Path) -> list[tuple[int, str]]:
+    outline = subprocess.run(["pdftohtml", "-xml", "-i", "-q", "-stdout", str(pdf)], capture_output=True, text=True).stdout
+    return [(int(page), html.unescape(text)) for page, text in re.findall(r'<item page="(\d+)">([^<]+)</item>', outline)]
+
+
+def test_pdf_opens_with_pages_and_bookmarks(pdf):
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    assert int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1)) > 1
+    titles = [text for _, text in _bookmarks(pdf)]
+    assert "Contents" in titles and len(titles) > 50, titles[:10]
+
+
+def test_title_page_names_site_torch_and_date(pdf):
+    first = _text(pdf, "-f", "1", "-l", "1")
+    torch = re.search(r"^torch==(\S+)", (ROOT / "requirements.txt").read_text(), re.M).group(1)
+    assert "Backward Twice" in first
+    assert f"PyTorch {torch}" in first
+    assert datetime.date.today().isoformat() in first
+
+
+def test_every_page_is_bookmarked_in_nav_order(pdf, built):
+    from test_site import nav_pages
+
+    marks = [(page, _squash(text)) for page, text in _bookmarks(pdf)]
+    at, missing, pages = 0, [], []
+    for url in nav_pages(built):
+        h1 = re.search(r"<h1[^>]*>(.*?)</h1>", (built / url.lstrip("/") / "index.html").read_text(), re.S)
+        title = _squash(html.unescape(re.sub(r"<[^>]+>", "", h1.group(1))).replace("¶", ""))
+        found = next((i for i in range(at, len(marks)) if marks[i][1] == title), None)
+        if found is None:
+            missing.append(f"{url} ({title})")
+        else:
+            at = found + 1
+            pages.append(marks[found][0])
+    assert not missing, f"pages missing from the PDF's bookmarks, or out of nav order: {missing}"
+    assert pages == sorted(pages)
+
+
+def test_pages_are_numbered(pdf):
+    assert re.search(r"Page\s+2\b", _text(pdf, "-f", "2", "-l", "2"))
+
+
+def test_pdf_has_the_first_line_of_every_snippet(pdf):
+    text = _squash(_text(pdf))
+    missing = []
+    for snippet in sorted((ROOT / "snippets").rglob("*.py")):
+        lines = [line for line in snippet.read_text().splitlines() if line.strip()]
+        if lines and _squash(lines[0]) not in text:
+            missing.append(str(snippet.relative_to(ROOT)))
+    assert not missing, f"snippets whose first line is not in the PDF: {missing}"
+
+
+def test_no_line_runs_past_the_text_area(pdf):
+    """A code line cut off at the page edge would stick out of the margins."""
+    pages = re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', _text(pdf, "-bbox"), re.S)
+    words = [
+        (int(n), float(x0), float(x1), float(w), word)
+        for n, (w, h, body) in enumerate(pages, 1)
+        for x0, y0, x1, word in re.findall(r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)"[^>]*>([^<]*)<', body)
+        if float(y0) < float(h) - 60  # the page number sits in the bottom margin
+    ]
+    left = min(x0 for _, x0, _, _, _ in words)  # margins are symmetric
+    outside = [(n, word) for n, _, x1, width, word in words if x1 > width - left + 1]
+    assert not outside, f"text beyond the right margin (page, word): {outside[:10]}"
+
+
+def test_the_offline_zip_finds_retain_graph_from_disk(built):
+    archive = built / "offline" / f"{site_slug()}-offline.zip"
+    with tempfile.TemporaryDirectory() as tmp:
+        zipfile.ZipFile(archive).extractall(tmp)
+        index = next(Path(tmp).glob("*/index.html"))
+        assert (index.parent / "pdf" / f"{site_slug()}.pdf").is_file(), "the zip lacks the PDF"
+        with tempfile.TemporaryDirectory() as profile:
+            dom = subprocess.run(
+                [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=15000",
+                 "--dump-dom", index.as_uri() + "?q=retain_graph"],
+                capture_output=True, text=True, check=True,
+            ).stdout
+    found = re.search(r'md-search-result__meta">(\d+) matching documents?<', dom)
+    assert found and int(found.group(1)) > 0, "search found nothing in the copy opened from disk"
+
+
+def test_links_between_pages_jump_inside_the_pdf(pdf):
+    xml = subprocess.run(["pdftohtml", "-xml", "-i", "-q", "-stdout", str(pdf)], capture_output=True, text=True).stdout
+    links = re.findall(r'<a href="([^"]*)"', xml)
+    inside = [link for link in links if re.fullmatch(re.escape(pdf.stem) + r"\.html#\d+", link)]
+    stray = [link for link in links if link not in inside and not link.startswith(("https://", "http://"))]
+    assert len(inside) > 100, f"only {len(inside)} links jump to a page of the PDF"
+    assert not stray, f"links that lead out of the PDF to local files: {stray[:5]}"
