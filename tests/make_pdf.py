@@ -42,7 +42,16 @@ def site_slug() -> str:
 
 def build(site_dir: Path, offline: bool):
     env = dict(os.environ, OFFLINE="true" if offline else "false", NO_MKDOCS_2_WARNING="1")
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site_dir)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "--quiet",
+        "--site-dir",
+        str(site_dir),
+    ]
     subprocess.run(cmd, cwd=ROOT, env=env, check=True)
 
 

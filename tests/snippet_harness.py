@@ -493,6 +493,12 @@ def pytest_addoption(parser):
         metavar="FILE",
         help="write each script's own run time (seconds) to FILE as JSON, for `make bench`",
     )
+    parser.addoption(
+        "--record-tested-version",
+        metavar="FILE",
+        help="after a full run, list this torch version in FILE if everything passed, or "
+        "remove it if anything failed (the reference page shows FILE)",
+    )
 
 
 def pytest_configure(config):
@@ -518,7 +524,20 @@ def pytest_collect_file(file_path: Path, parent):
     return None
 
 
-def pytest_sessionfinish(session):
+def _record_tested_version(path: Path, passed: bool):
+    import torch
+
+    version = torch.__version__.split("+")[0]
+    listed = set(re.findall(r"^- torch (\S+)", path.read_text(), re.M)) if path.exists() else set()
+    (listed.add if passed else listed.discard)(version)
+    ordered = sorted(listed, key=lambda v: [int(p) if p.isdigit() else p for p in v.split(".")])
+    path.write_text("".join(f"- torch {v}\n" for v in ordered), encoding="utf-8")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    record = session.config.getoption("--record-tested-version")
+    if record:
+        _record_tested_version(Path(record), passed=exitstatus == 0)
     target = session.config.getoption("--snippet-timings")
     if target:
         site: Site = session.config.stash[SCRIPT_KEY]
@@ -554,7 +573,9 @@ class ProblemItem(_Item):
 
     def runtest(self):
         site: Site = self.config.stash[SCRIPT_KEY]
-        raise HarnessFailure(f"{site.rel(self.problem.page)}:{self.problem.lineno}: {self.problem.message}")
+        raise HarnessFailure(
+            f"{site.rel(self.problem.page)}:{self.problem.lineno}: {self.problem.message}"
+        )
 
     def reportinfo(self):
         return self.path, self.problem.lineno - 1, self.name
@@ -577,7 +598,9 @@ class BlockItem(_Item):
         result = run_script(site, block.code, filename, first_line)
         why = mismatch(block.outcome, result)
         if why:
-            raise HarnessFailure(f"{site.rel(block.page)}:{block.lineno}{_shows(site, block)}: {why}")
+            raise HarnessFailure(
+                f"{site.rel(block.page)}:{block.lineno}{_shows(site, block)}: {why}"
+            )
 
     def reportinfo(self):
         return self.path, self.block.lineno - 1, self.name
@@ -608,7 +631,9 @@ class StandaloneItem(_Item):
         site: Site = self.config.stash[SCRIPT_KEY]
         me = self.path.resolve()
         rel = site.rel(me)
-        shown_by = [b for b in site.all_blocks() if any(Path(i["snippet"]) == me for i in b.includes)]
+        shown_by = [
+            b for b in site.all_blocks() if any(Path(i["snippet"]) == me for i in b.includes)
+        ]
         if not shown_by:
             raise HarnessFailure(f"{rel}: no page includes this snippet; use it or delete it")
         homes = [b for b in shown_by if b.whole_file == me]

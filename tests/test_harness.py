@@ -72,7 +72,9 @@ def test_declared_error_and_output_pass(project):
     )
     result = project.run("-v")
     result.assert_outcomes(passed=4)
-    result.stdout.fnmatch_lines(["*docs/page.md::line 1 PASSED*", "*a/fails.py::standalone PASSED*"])
+    result.stdout.fnmatch_lines(
+        ["*docs/page.md::line 1 PASSED*", "*a/fails.py::standalone PASSED*"]
+    )
 
 
 def page_raising(project, declared):
@@ -140,16 +142,24 @@ def test_changed_output_fails_with_a_diff(project):
 def test_printed_output_the_page_does_not_show_fails(project):
     project.snippet("a/snippet.py", RAISES_VALUE_ERROR)
     project.page(
-        include("a/snippet.py") + "\n" + fence('text title="Raises"', "ValueError: the saved tensor is gone")
+        include("a/snippet.py")
+        + "\n"
+        + fence('text title="Raises"', "ValueError: the saved tensor is gone")
     )
-    project.run().stdout.fnmatch_lines(["*printed output the page does not show*", "*about to fail*"])
+    project.run().stdout.fnmatch_lines(
+        ["*printed output the page does not show*", "*about to fail*"]
+    )
 
 
 def test_unexpected_error_shows_the_snippet_file_and_line(project):
     project.snippet("a/snippet.py", 'x = 1\nprint("fine")\nundefined_name\n')
     project.page(include("a/snippet.py") + "\n" + fence('text title="Output"', "fine"))
     project.run().stdout.fnmatch_lines(
-        ["*documented to succeed, but raised:", '*File "*snippets/a/snippet.py", line 3*', "NameError*"]
+        [
+            "*documented to succeed, but raised:",
+            '*File "*snippets/a/snippet.py", line 3*',
+            "NameError*",
+        ]
     )
 
 
@@ -158,19 +168,30 @@ def test_missing_include_fails_naming_page_line_and_snippet(project):
     result = project.run()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["*docs/page.md:3: include failed: Snippet at path 'snippets/a/nowhere.py' could not be found*"]
+        [
+            "*docs/page.md:3: include failed: "
+            "Snippet at path 'snippets/a/nowhere.py' could not be found*"
+        ]
     )
 
 
 def test_missing_section_fails(project):
     project.snippet("a/snippet.py", 'print("hi")\n')
-    project.page(fence("python", '--8<-- "snippets/a/snippet.py:nosuch"') + "\n" + fence('text title="Output"', "hi"))
-    project.run().stdout.fnmatch_lines(["*docs/page.md:1: include failed: Snippet section 'nosuch'*"])
+    project.page(
+        fence("python", '--8<-- "snippets/a/snippet.py:nosuch"')
+        + "\n"
+        + fence('text title="Output"', "hi")
+    )
+    project.run().stdout.fnmatch_lines(
+        ["*docs/page.md:1: include failed: Snippet section 'nosuch'*"]
+    )
 
 
 def test_block_without_declared_outcome_fails(project):
     project.snippet("a/snippet.py", 'print("hi")\n')
-    project.page("# Title\n\n" + include("a/snippet.py") + "\nSome prose.\n\n" + fence("text", "hi"))
+    project.page(
+        "# Title\n\n" + include("a/snippet.py") + "\nSome prose.\n\n" + fence("text", "hi")
+    )
     project.run().stdout.fnmatch_lines(
         ["*docs/page.md:3: python block (snippets/a/snippet.py) has no declared outcome*"]
     )
@@ -178,11 +199,17 @@ def test_block_without_declared_outcome_fails(project):
 
 @pytest.mark.parametrize(
     "marker",
-    ["<!--pytest.mark.skip-->", "<!--pytest-codeblocks:expected-output-->", "<!--pytest-codeblocks:nonsense-->"],
+    [
+        "<!--pytest.mark.skip-->",
+        "<!--pytest-codeblocks:expected-output-->",
+        "<!--pytest-codeblocks:nonsense-->",
+    ],
 )
 def test_markers_fail(project, marker):
     project.snippet("a/snippet.py", 'print("hi")\n')
-    project.page(marker + "\n" + include("a/snippet.py") + "\n" + fence('text title="Output"', "hi"))
+    project.page(
+        marker + "\n" + include("a/snippet.py") + "\n" + fence('text title="Output"', "hi")
+    )
     project.run().stdout.fnmatch_lines([f"*docs/page.md:1: unknown marker '{marker}'*"])
 
 
@@ -197,16 +224,23 @@ def test_unknown_outcome_title_fails(project):
 def test_outcome_away_from_its_block_fails(project):
     project.snippet("a/snippet.py", 'print("hi")\n')
     project.page(
-        include("a/snippet.py") + "\n" + fence('text title="Output"', "hi") + "\nProse.\n\n"
+        include("a/snippet.py")
+        + "\n"
+        + fence('text title="Output"', "hi")
+        + "\nProse.\n\n"
         + fence('text title="Raises"', "ValueError: x")
     )
-    project.run().stdout.fnmatch_lines(["*docs/page.md:11: title=\"Raises\" fence is not directly under*"])
+    project.run().stdout.fnmatch_lines(
+        ['*docs/page.md:11: title="Raises" fence is not directly under*']
+    )
 
 
 def test_raises_block_must_name_the_exception(project):
     project.snippet("a/snippet.py", RAISES_VALUE_ERROR)
     project.page(include("a/snippet.py") + "\n" + fence('text title="Raises"', "... gone"))
-    project.run().stdout.fnmatch_lines(["*docs/page.md:5: Raises block must start with the exception's name*"])
+    project.run().stdout.fnmatch_lines(
+        ["*docs/page.md:5: Raises block must start with the exception's name*"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -235,8 +269,14 @@ def test_snippet_no_page_uses_fails(project):
 
 def test_snippet_shown_only_in_parts_fails(project):
     project.snippet("a/parts.py", '# --8<-- [start:fix]\nprint("hi")\n# --8<-- [end:fix]\n')
-    project.page(fence("python", '--8<-- "snippets/a/parts.py:fix"') + "\n" + fence('text title="Output"', "hi"))
-    project.run().stdout.fnmatch_lines(["*snippets/a/parts.py: pages show only parts of it (docs/page.md:1)*"])
+    project.page(
+        fence("python", '--8<-- "snippets/a/parts.py:fix"')
+        + "\n"
+        + fence('text title="Output"', "hi")
+    )
+    project.run().stdout.fnmatch_lines(
+        ["*snippets/a/parts.py: pages show only parts of it (docs/page.md:1)*"]
+    )
 
 
 SECTIONED = """\
@@ -269,9 +309,13 @@ def test_section_runs_exactly_what_the_reader_sees(project):
 def test_section_errors_point_at_the_snippet_file_line(project):
     project.snippet("a/sectioned.py", SECTIONED.replace("sum(values)", "sum(valuez)"))
     project.page(
-        fence("python", '--8<-- "snippets/a/sectioned.py:fix"') + "\n" + fence('text title="Output"', "6")
+        fence("python", '--8<-- "snippets/a/sectioned.py:fix"')
+        + "\n"
+        + fence('text title="Output"', "6")
     )
-    project.run().stdout.fnmatch_lines(['*File "*snippets/a/sectioned.py", line 5*', "NameError*valuez*"])
+    project.run().stdout.fnmatch_lines(
+        ['*File "*snippets/a/sectioned.py", line 5*', "NameError*valuez*"]
+    )
 
 
 def test_standalone_run_matches_python_running_the_file(project):
@@ -374,7 +418,9 @@ def test_pytest_codeblocks_own_runner_is_refused(project):
 
 
 def test_a_build_config_that_would_drop_missing_snippets_is_refused(project):
-    project.pytester.makefile(".yml", mkdocs=MKDOCS_YML.replace("check_paths: true", "check_paths: false"))
+    project.pytester.makefile(
+        ".yml", mkdocs=MKDOCS_YML.replace("check_paths: true", "check_paths: false")
+    )
     project.page("Nothing.\n")
     result = project.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -11,10 +11,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from make_pdf import CHROMIUM, CHROMIUM_FLAGS, ROOT, site_slug
 
-NEEDED = {CHROMIUM: "chromium", "pdftotext": "poppler-utils", "pdfinfo": "poppler-utils", "pdftohtml": "poppler-utils"}
+NEEDED = {
+    CHROMIUM: "chromium",
+    "pdftotext": "poppler-utils",
+    "pdfinfo": "poppler-utils",
+    "pdftohtml": "poppler-utils",
+}
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +28,14 @@ def built(tmp_path_factory):
     assert not missing, f"these checks need Debian packages: apt-get install {' '.join(missing)}"
     out = tmp_path_factory.mktemp("out")
     subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "make_pdf.py"), "--site-dir", str(out / "site"),
-         "--offline-dir", str(out / "offline")],
+        [
+            sys.executable,
+            str(ROOT / "tests" / "make_pdf.py"),
+            "--site-dir",
+            str(out / "site"),
+            "--offline-dir",
+            str(out / "offline"),
+        ],
         check=True,
         capture_output=True,
     )
@@ -38,7 +48,9 @@ def pdf(built) -> Path:
 
 
 def _text(pdf: Path, *args) -> str:
-    return subprocess.run(["pdftotext", *args, str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["pdftotext", *args, str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def _squash(text: str) -> str:
@@ -47,8 +59,13 @@ def _squash(text: str) -> str:
 
 
 def _bookmarks(pdf: Path) -> list[tuple[int, str]]:
-    outline = subprocess.run(["pdftohtml", "-xml", "-i", "-q", "-stdout", str(pdf)], capture_output=True, text=True).stdout
-    return [(int(page), html.unescape(text)) for page, text in re.findall(r'<item page="(\d+)">([^<]+)</item>', outline)]
+    outline = subprocess.run(
+        ["pdftohtml", "-xml", "-i", "-q", "-stdout", str(pdf)], capture_output=True, text=True
+    ).stdout
+    return [
+        (int(page), html.unescape(text))
+        for page, text in re.findall(r'<item page="(\d+)">([^<]+)</item>', outline)
+    ]
 
 
 def test_pdf_opens_with_pages_and_bookmarks(pdf):
@@ -72,7 +89,9 @@ def test_every_page_is_bookmarked_in_nav_order(pdf, built):
     marks = [(page, _squash(text)) for page, text in _bookmarks(pdf)]
     at, missing, pages = 0, [], []
     for url in nav_pages(built):
-        h1 = re.search(r"<h1[^>]*>(.*?)</h1>", (built / url.lstrip("/") / "index.html").read_text(), re.S)
+        h1 = re.search(
+            r"<h1[^>]*>(.*?)</h1>", (built / url.lstrip("/") / "index.html").read_text(), re.S
+        )
         title = _squash(html.unescape(re.sub(r"<[^>]+>", "", h1.group(1))).replace("¶", ""))
         found = next((i for i in range(at, len(marks)) if marks[i][1] == title), None)
         if found is None:
@@ -100,11 +119,15 @@ def test_pdf_has_the_first_line_of_every_snippet(pdf):
 
 def test_no_line_runs_past_the_text_area(pdf):
     """A code line cut off at the page edge would stick out of the margins."""
-    pages = re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', _text(pdf, "-bbox"), re.S)
+    pages = re.findall(
+        r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', _text(pdf, "-bbox"), re.S
+    )
     words = [
         (int(n), float(x0), float(x1), float(w), word)
         for n, (w, h, body) in enumerate(pages, 1)
-        for x0, y0, x1, word in re.findall(r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)"[^>]*>([^<]*)<', body)
+        for x0, y0, x1, word in re.findall(
+            r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)"[^>]*>([^<]*)<', body
+        )
         if float(y0) < float(h) - 60  # the page number sits in the bottom margin
     ]
     left = min(x0 for _, x0, _, _, _ in words)  # margins are symmetric
@@ -120,18 +143,32 @@ def test_the_offline_zip_finds_retain_graph_from_disk(built):
         assert (index.parent / "pdf" / f"{site_slug()}.pdf").is_file(), "the zip lacks the PDF"
         with tempfile.TemporaryDirectory() as profile:
             dom = subprocess.run(
-                [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=15000",
-                 "--dump-dom", index.as_uri() + "?q=retain_graph"],
-                capture_output=True, text=True, check=True,
+                [
+                    CHROMIUM,
+                    *CHROMIUM_FLAGS,
+                    f"--user-data-dir={profile}",
+                    "--virtual-time-budget=15000",
+                    "--dump-dom",
+                    index.as_uri() + "?q=retain_graph",
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout
     found = re.search(r'md-search-result__meta">(\d+) matching documents?<', dom)
     assert found and int(found.group(1)) > 0, "search found nothing in the copy opened from disk"
 
 
 def test_links_between_pages_jump_inside_the_pdf(pdf):
-    xml = subprocess.run(["pdftohtml", "-xml", "-i", "-q", "-stdout", str(pdf)], capture_output=True, text=True).stdout
+    xml = subprocess.run(
+        ["pdftohtml", "-xml", "-i", "-q", "-stdout", str(pdf)], capture_output=True, text=True
+    ).stdout
     links = re.findall(r'<a href="([^"]*)"', xml)
     inside = [link for link in links if re.fullmatch(re.escape(pdf.stem) + r"\.html#\d+", link)]
-    stray = [link for link in links if link not in inside and not link.startswith(("https://", "http://"))]
+    stray = [
+        link
+        for link in links
+        if link not in inside and not link.startswith(("https://", "http://"))
+    ]
     assert len(inside) > 100, f"only {len(inside)} links jump to a page of the PDF"
     assert not stray, f"links that lead out of the PDF to local files: {stray[:5]}"

@@ -25,7 +25,9 @@ def test_every_requirement_is_pinned():
     loose = [
         line
         for line in (ROOT / "requirements.txt").read_text().splitlines()
-        if line.strip() and not line.startswith("#") and not re.fullmatch(r"[\w.\-\[\]]+==[\w.+]+", line)
+        if line.strip()
+        and not line.startswith("#")
+        and not re.fullmatch(r"[\w.\-\[\]]+==[\w.+]+", line)
     ]
     assert not loose, f"requirements.txt must pin exact versions: {loose}"
 
@@ -38,7 +40,11 @@ def test_every_heading_has_a_stable_id():
         for n, line in enumerate(page.read_text().splitlines(), 1):
             if line.lstrip().startswith("```"):
                 in_fence = not in_fence
-            elif not in_fence and re.match(r"#{1,6} ", line) and not re.search(r"\{ #[a-z0-9-]+ \}$", line):
+            elif (
+                not in_fence
+                and re.match(r"#{1,6} ", line)
+                and not re.search(r"\{ #[a-z0-9-]+ \}$", line)
+            ):
                 missing.append(f"{page.relative_to(ROOT)}:{n}: {line}")
     assert not missing, "headings without an explicit { #id }:\n" + "\n".join(missing)
 
@@ -54,7 +60,11 @@ class _Assets(HTMLParser):
         attrs = dict(attrs)
         if tag in ("script", "img", "iframe", "source", "audio", "video") and attrs.get("src"):
             self.urls.append(attrs["src"])
-        if tag == "link" and attrs.get("href") and attrs.get("rel") not in ("canonical", "alternate"):
+        if (
+            tag == "link"
+            and attrs.get("href")
+            and attrs.get("rel") not in ("canonical", "alternate")
+        ):
             self.urls.append(attrs["href"])
 
 
@@ -69,7 +79,9 @@ def copy_project(tmp_path) -> Path:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
-    subprocess.run([*MKDOCS, "build", "--strict", "--quiet", "--site-dir", str(out)], cwd=ROOT, check=True)
+    subprocess.run(
+        [*MKDOCS, "build", "--strict", "--quiet", "--site-dir", str(out)], cwd=ROOT, check=True
+    )
     return out
 
 
@@ -78,9 +90,16 @@ def test_pages_load_nothing_from_another_origin(site):
     for page in sorted(site.rglob("*.html")):
         parser = _Assets()
         parser.feed(page.read_text())
-        remote += [f"{page.relative_to(site)}: {url}" for url in parser.urls if re.match(r"(https?:)?//", url)]
+        remote += [
+            f"{page.relative_to(site)}: {url}"
+            for url in parser.urls
+            if re.match(r"(https?:)?//", url)
+        ]
     for css in sorted(site.rglob("*.css")):
-        remote += [f"{css.relative_to(site)}: {u}" for u in re.findall(r"url\(['\"]?((?:https?:)?//[^)'\"]+)", css.read_text())]
+        remote += [
+            f"{css.relative_to(site)}: {u}"
+            for u in re.findall(r"url\(['\"]?((?:https?:)?//[^)'\"]+)", css.read_text())
+        ]
     assert not remote, "assets fetched from another origin:\n" + "\n".join(remote)
 
 
@@ -89,7 +108,9 @@ def test_an_external_asset_fails_the_build(tmp_path):
     project = copy_project(tmp_path)
     page = project / "docs" / "index.md"
     page.write_text(page.read_text() + "\n![logo](https://example.com/logo.png)\n")
-    build = subprocess.run([*MKDOCS, "build", "--strict"], cwd=project, capture_output=True, text=True)
+    build = subprocess.run(
+        [*MKDOCS, "build", "--strict"], cwd=project, capture_output=True, text=True
+    )
     assert build.returncode != 0
     assert "https://example.com/logo.png" in build.stderr
 
@@ -128,10 +149,16 @@ def test_serve_rebuilds_when_a_snippet_changes(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     try:
-        assert _wait_for(lambda: "after the first backward" in _get(url)), "mkdocs serve did not come up"
+        assert _wait_for(lambda: "after the first backward" in _get(url)), (
+            "mkdocs serve did not come up"
+        )
         snippet = project / "snippets/scenarios/backward-twice/second_backward_raises.py"
-        snippet.write_text(snippet.read_text().replace("after the first backward", "edited while serving"))
-        assert _wait_for(lambda: "edited while serving" in _get(url)), "a snippet change did not rebuild the site"
+        snippet.write_text(
+            snippet.read_text().replace("after the first backward", "edited while serving")
+        )
+        assert _wait_for(lambda: "edited while serving" in _get(url)), (
+            "a snippet change did not rebuild the site"
+        )
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -141,7 +168,9 @@ def test_pages_with_a_diagram_bring_their_own_mermaid(site):
     """Without a local Mermaid, Material's bundle fetches one from a CDN when the page loads."""
     pages = [p for p in sorted(site.rglob("*.html")) if 'class="mermaid"' in p.read_text()]
     assert pages, "no page has a diagram: this check would prove nothing"
-    lacking = [str(p.relative_to(site)) for p in pages if "javascripts/mermaid-" not in p.read_text()]
+    lacking = [
+        str(p.relative_to(site)) for p in pages if "javascripts/mermaid-" not in p.read_text()
+    ]
     assert not lacking, f"diagram pages without the local Mermaid script: {lacking}"
 
 
@@ -232,11 +261,18 @@ def test_the_forum_page_offers_every_fix(site):
     contract = yaml.safe_load(CONTRACT.read_text())
     forum = (site / "forum" / "index.html").read_text()
     site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"].rstrip("/")
-    fixes = [(url, a, text) for url, anchors in contract.items() for a, text in (anchors or {}).items() if a.startswith("fix-")]
+    fixes = [
+        (url, a, text)
+        for url, anchors in contract.items()
+        for a, text in (anchors or {}).items()
+        if a.startswith("fix-")
+    ]
     assert len(fixes) > 20
     unlabelled = [f"{url}#{a}" for url, a, text in fixes if not text]
     assert not unlabelled, f"fixes without a one-line summary in docs/links.yml: {unlabelled}"
-    absent = [f"{url}#{a}" for url, a, text in fixes if f"Fix: {text} — {site_url}{url}#{a}" not in forum]
+    absent = [
+        f"{url}#{a}" for url, a, text in fixes if f"Fix: {text} — {site_url}{url}#{a}" not in forum
+    ]
     assert not absent, f"fixes the forum page does not offer: {absent}"
 
 
@@ -244,10 +280,22 @@ def test_every_page_has_link_preview_tags(site):
     site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"]
     problems = []
     for url, page in nav_pages(site).items():
-        wanted = ["description", "og:type", "og:site_name", "og:title", "og:description", "og:url",
-                  "twitter:card", "twitter:title", "twitter:description"]
+        wanted = [
+            "description",
+            "og:type",
+            "og:site_name",
+            "og:title",
+            "og:description",
+            "og:url",
+            "twitter:card",
+            "twitter:title",
+            "twitter:description",
+        ]
         problems += [f"{url}: no {name}" for name in wanted if not page.meta.get(name)]
-        if page.canonical != site_url.rstrip("/") + url or page.meta.get("og:url") != page.canonical:
+        if (
+            page.canonical != site_url.rstrip("/") + url
+            or page.meta.get("og:url") != page.canonical
+        ):
             problems.append(f"{url}: canonical {page.canonical} / og:url {page.meta.get('og:url')}")
         if page.meta.get("description") != page.meta.get("og:description"):
             problems.append(f"{url}: description attribute broken (a straight double quote?)")
@@ -279,7 +327,12 @@ def test_moving_a_page_needs_a_redirect_that_keeps_its_anchors(tmp_path):
 
     def build():
         out = tmp_path / "site"
-        subprocess.run([*MKDOCS, "build", "--quiet", "--site-dir", str(out)], cwd=project, check=True, capture_output=True)
+        subprocess.run(
+            [*MKDOCS, "build", "--quiet", "--site-dir", str(out)],
+            cwd=project,
+            check=True,
+            capture_output=True,
+        )
         return broken_links(out, contract)
 
     assert build() == ["/scenarios/gan/: no such page, and no redirect from it"]
@@ -289,3 +342,48 @@ def test_moving_a_page_needs_a_redirect_that_keeps_its_anchors(tmp_path):
         )
     )
     assert build() == []
+
+
+def test_no_placeholders_are_left():
+    """`make new-scenario` writes TODO everywhere a human must write something real."""
+    places = [*sorted((ROOT / "docs").rglob("*.md")), CONTRACT, ROOT / "mkdocs.yml"]
+    left = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in places
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "TODO" in line
+    ]
+    assert not left, f"placeholders left: {left}"
+
+
+def test_a_new_scenario_fails_the_suite_until_it_is_written(tmp_path):
+    project = copy_project(tmp_path)
+    shutil.copytree(ROOT / "tests", project / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", project)
+    made = subprocess.run(
+        [sys.executable, "tests/new_scenario.py", "demo"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    assert "scenarios/demo.md" in (project / "mkdocs.yml").read_text()
+    assert "/scenarios/demo/:" in (project / "docs" / "links.yml").read_text()
+    suite = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "docs/scenarios/demo.md",
+            "snippets/scenarios/demo",
+            "tests/test_site.py::test_no_placeholders_are_left",
+        ],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert suite.returncode == 1, suite.stdout[-2000:]
+    assert "5 failed" in suite.stdout, suite.stdout[-2000:]

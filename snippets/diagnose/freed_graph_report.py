@@ -97,13 +97,16 @@ def report_freed(tensor):
                 order.append(child)
                 live = states[child] == "saved"
                 via[child] = child if live else via[node]
-            if states[child] in _GONE and states[node] not in _GONE:
-                if via[node] not in joins:
-                    joins.append(via[node])
+            crosses = (
+                states[child] in _GONE and states[node] not in _GONE
+            )
+            if crosses and via[node] not in joins:
+                joins.append(via[node])
 
     freed = sum(states[n] == "freed" for n in order)
-    print(f"{freed} of {len(order)} nodes behind {_name(root)} "
-          "were freed")
+    print(
+        f"{freed} of {len(order)} nodes behind {_name(root)} were freed"
+    )
     for state, heading in _HEADINGS.items():
         nodes = [n for n in order if states[n] == state]
         if nodes:

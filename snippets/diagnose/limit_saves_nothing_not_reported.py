@@ -1,5 +1,4 @@
 import torch
-
 from freed_graph_report import report_freed
 
 torch.autograd.set_detect_anomaly(True)  # to name the lines

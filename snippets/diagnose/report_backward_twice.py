@@ -1,7 +1,6 @@
 import torch
-from torch import nn
-
 from freed_graph_report import report_freed
+from torch import nn
 
 torch.manual_seed(0)
 torch.autograd.set_detect_anomaly(True)  # to name the lines

@@ -4,8 +4,11 @@ from torch import nn
 torch.manual_seed(0)
 encoder = nn.Linear(3, 4)
 head_a, head_b = nn.Linear(4, 1), nn.Linear(4, 1)
-params = [*encoder.parameters(), *head_a.parameters(),
-          *head_b.parameters()]
+params = [
+    *encoder.parameters(),
+    *head_a.parameters(),
+    *head_b.parameters(),
+]
 
 features = encoder(torch.randn(8, 3))
 loss_a = head_a(features).pow(2).mean()

@@ -10,4 +10,6 @@ print(f"z.grad_fn = {type(mul).__name__}")
 print(f"  saved self   = {mul._saved_self}  (y, for dz/dx)")
 print(f"  saved other  = {mul._saved_other}  (x, for dz/dy)")
 print(f"y.grad_fn = {type(exp).__name__}")
-print(f"  saved result = {exp._saved_result}  (exp is its own gradient)")
+print(
+    f"  saved result = {exp._saved_result}  (exp is its own gradient)"
+)

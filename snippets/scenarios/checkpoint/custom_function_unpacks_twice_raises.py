@@ -31,5 +31,7 @@ for fn in (Cube, CubeReadsTwice):
         else:
             y = fn.apply(x)
         y.sum().backward()
-        print(f"{fn.__name__}, checkpoint={checkpointed}: "
-              f"x.grad = {x.grad.tolist()}")
+        print(
+            f"{fn.__name__}, checkpoint={checkpointed}: "
+            f"x.grad = {x.grad.tolist()}"
+        )

@@ -54,5 +54,7 @@ if __name__ == "__main__":
     print(f"no checkpoint: trunk ran {runs} time")
     for use_reentrant in (True, False):
         grad, runs = trunk_grad(use_reentrant=use_reentrant)
-        print(f"use_reentrant={use_reentrant}: trunk ran {runs} times, "
-              f"same gradient: {torch.allclose(grad, plain)}")
+        print(
+            f"use_reentrant={use_reentrant}: trunk ran {runs} times, "
+            f"same gradient: {torch.allclose(grad, plain)}"
+        )

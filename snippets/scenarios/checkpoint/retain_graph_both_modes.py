@@ -1,5 +1,4 @@
 import torch
-
 from multitask_net import MultiTaskNet, batch, losses
 
 
@@ -18,5 +17,7 @@ def trunk_grad(use_reentrant, separate):
 for use_reentrant in (True, False):
     one, _ = trunk_grad(use_reentrant, separate=False)
     two, runs = trunk_grad(use_reentrant, separate=True)
-    print(f"use_reentrant={use_reentrant}: trunk ran {runs} times, "
-          f"same gradient as one backward: {torch.allclose(one, two)}")
+    print(
+        f"use_reentrant={use_reentrant}: trunk ran {runs} times, "
+        f"same gradient as one backward: {torch.allclose(one, two)}"
+    )

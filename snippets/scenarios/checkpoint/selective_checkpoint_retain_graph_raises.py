@@ -1,12 +1,11 @@
 import functools
 
 import torch
+from multitask_net import MultiTaskNet, batch, losses
 from torch.utils.checkpoint import (
     CheckpointPolicy,
     create_selective_checkpoint_contexts,
 )
-
-from multitask_net import MultiTaskNet, batch, losses
 
 
 def keep_matmuls(ctx, op, *args, **kwargs):

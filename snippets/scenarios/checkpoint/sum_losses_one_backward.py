@@ -1,5 +1,4 @@
 import torch
-
 from multitask_net import MultiTaskNet, batch, losses
 
 for use_reentrant in (True, False):
@@ -12,5 +11,7 @@ for use_reentrant in (True, False):
         # One backward through the checkpoint: one recomputation.
         (loss_a + loss_b).backward()
         opt.step()
-    print(f"use_reentrant={use_reentrant}: 2 steps, "
-          f"trunk ran {model.trunk_runs} times")
+    print(
+        f"use_reentrant={use_reentrant}: 2 steps, "
+        f"trunk ran {model.trunk_runs} times"
+    )

@@ -1,5 +1,4 @@
 import torch
-
 from multitask_net import MultiTaskNet, batch, losses
 
 torch.manual_seed(0)

@@ -1,7 +1,6 @@
 import torch
-from torch import nn
-
 from smooth_l1 import SmoothL1Loss
+from torch import nn
 
 torch.manual_seed(0)
 model = nn.Linear(4, 1)

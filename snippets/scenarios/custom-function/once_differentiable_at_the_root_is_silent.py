@@ -1,8 +1,7 @@
 import torch
+from smooth_l1 import SmoothL1Loss
 from torch import nn
 from torch.autograd.function import once_differentiable
-
-from smooth_l1 import SmoothL1Loss
 
 
 class OnceSmoothL1Loss(SmoothL1Loss):
@@ -20,5 +19,7 @@ for loss_fn in (SmoothL1Loss, OnceSmoothL1Loss):
     pred = model(x)
     loss = loss_fn.apply(pred, target)
     (grad_pred,) = torch.autograd.grad(loss, pred, create_graph=True)
-    print(f"{loss_fn.__name__}: gradient differentiable: "
-          f"{grad_pred.requires_grad}")
+    print(
+        f"{loss_fn.__name__}: gradient differentiable: "
+        f"{grad_pred.requires_grad}"
+    )

@@ -1,7 +1,6 @@
 import torch
-from torch import nn
-
 from smooth_l1 import SmoothL1Loss
+from torch import nn
 
 torch.manual_seed(0)
 model = nn.Linear(4, 1)
@@ -19,7 +18,11 @@ stale = model.weight.grad.clone()
 
 opt.zero_grad()
 SmoothL1Loss.apply(model(x), target).backward()
-print("second backward = gradient before the step:",
-      torch.equal(stale, before_step))
-print("second backward = gradient at the new weights:",
-      torch.allclose(stale, model.weight.grad))
+print(
+    "second backward = gradient before the step:",
+    torch.equal(stale, before_step),
+)
+print(
+    "second backward = gradient at the new weights:",
+    torch.allclose(stale, model.weight.grad),
+)

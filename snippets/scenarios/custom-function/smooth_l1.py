@@ -24,10 +24,13 @@ if __name__ == "__main__":
     torch.manual_seed(0)
     pred = torch.randn(8, 1, dtype=torch.double, requires_grad=True)
     target = torch.randn(8, 1, dtype=torch.double)
-    print("gradcheck:", torch.autograd.gradcheck(
-        SmoothL1Loss.apply, (pred, target)
-    ))
+    print(
+        "gradcheck:",
+        torch.autograd.gradcheck(SmoothL1Loss.apply, (pred, target)),
+    )
     ours = torch.autograd.grad(SmoothL1Loss.apply(pred, target), pred)
     ref = torch.autograd.grad(F.smooth_l1_loss(pred, target), pred)
-    print("same gradient as F.smooth_l1_loss:",
-          torch.allclose(ours[0], ref[0]))
+    print(
+        "same gradient as F.smooth_l1_loss:",
+        torch.allclose(ours[0], ref[0]),
+    )

@@ -34,8 +34,10 @@ loss = StashedSmoothL1Loss.apply(pred, target)
 # (clipping predictions for a metric) changes the gradient unseen.
 pred.clamp_(min=0)
 loss.backward()
-print("gradient still correct:",
-      torch.allclose(model.weight.grad, expected))
+print(
+    "gradient still correct:",
+    torch.allclose(model.weight.grad, expected),
+)
 
 # 2. The loss node frees nothing now, but the linear layer under it
 # saved its input x for the weight gradient, and that is freed.

@@ -22,6 +22,8 @@ for step in range(3):
 
     loss = nn.functional.mse_loss(head(features), y)
     loss.backward(retain_graph=True)  # the "fix"
-    print(f"step {step}: features fresh: {fresh}, "
-          f"encoder gradient right: {torch.allclose(w.grad, right)}")
+    print(
+        f"step {step}: features fresh: {fresh}, "
+        f"encoder gradient right: {torch.allclose(w.grad, right)}"
+    )
     opt.step()  # the encoder moves; features stay as they were

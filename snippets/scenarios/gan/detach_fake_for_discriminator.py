@@ -26,6 +26,8 @@ for step in range(2):
     loss_g = bce(D(fake), ones)
     loss_g.backward()
     opt_g.step()
-    print(f"step {step}: loss_d = {loss_d.item():.4f}, "
-          f"loss_g = {loss_g.item():.4f}, "
-          f"G.grad untouched by D step: {untouched}")
+    print(
+        f"step {step}: loss_d = {loss_d.item():.4f}, "
+        f"loss_g = {loss_g.item():.4f}, "
+        f"G.grad untouched by D step: {untouched}"
+    )

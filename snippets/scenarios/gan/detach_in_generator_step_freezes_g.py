@@ -25,8 +25,10 @@ for step in range(2):
     loss_g = bce(D(fake), ones)
     loss_g.backward()
     opt_g.step()  # skips parameters whose .grad is None
-    print(f"step {step}: loss_g = {loss_g.item():.4f}, G.grad is None: "
-          f"{all(p.grad is None for p in G.parameters())}")
+    print(
+        f"step {step}: loss_g = {loss_g.item():.4f}, G.grad is None: "
+        f"{all(p.grad is None for p in G.parameters())}"
+    )
 
 unchanged = all(
     torch.equal(p, p0) for p, p0 in zip(G.parameters(), g_before)

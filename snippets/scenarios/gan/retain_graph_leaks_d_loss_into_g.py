@@ -21,8 +21,10 @@ for step in range(2):
     # Only D has been trained so far, yet G already has gradients:
     # the ones that make its fakes easier for D to reject.
     g_grad = torch.cat([p.grad.flatten() for p in G.parameters()])
-    print(f"step {step}: after the D step alone, "
-          f"|G.grad| = {g_grad.norm():.4f}")
+    print(
+        f"step {step}: after the D step alone, "
+        f"|G.grad| = {g_grad.norm():.4f}"
+    )
 
     # These add to what is in G's .grad: opt_g.step() applies both.
     loss_g = bce(D(fake), ones)
@@ -31,5 +33,7 @@ for step in range(2):
 
 # The D step's graph still holds D's saved tensors, here its logits.
 bce_real = loss_d.grad_fn.next_functions[0][0]
-print(f"still held: {type(bce_real).__name__}._saved_self, "
-      f"shape {tuple(bce_real._saved_self.shape)}")
+print(
+    f"still held: {type(bce_real).__name__}._saved_self, "
+    f"shape {tuple(bce_real._saved_self.shape)}"
+)

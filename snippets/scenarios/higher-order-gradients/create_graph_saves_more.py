@@ -8,7 +8,7 @@ real = torch.randn(16, 2).requires_grad_()
 for create_graph in (False, True):
     sizes = []
 
-    def pack(t):
+    def pack(t, sizes=sizes):
         sizes.append(t.numel())  # a tensor kept for a later backward
         return t
 
@@ -18,5 +18,7 @@ for create_graph in (False, True):
         torch.autograd.grad(
             out_real.sum(), real, create_graph=create_graph
         )
-    print(f"create_graph={create_graph}: "
-          f"{len(sizes)} tensors, {sum(sizes)} numbers saved")
+    print(
+        f"create_graph={create_graph}: "
+        f"{len(sizes)} tensors, {sum(sizes)} numbers saved"
+    )

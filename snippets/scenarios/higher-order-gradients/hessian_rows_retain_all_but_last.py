@@ -29,5 +29,7 @@ H = torch.stack(rows)
 
 reference = torch.autograd.functional.hessian(loss_fn, model.weight)
 print(f"{len(rows)} products from one gradient")
-print("equal to the full Hessian:",
-      torch.allclose(H, reference.view(3, 3), atol=1e-6))
+print(
+    "equal to the full Hessian:",
+    torch.allclose(H, reference.view(3, 3), atol=1e-6),
+)

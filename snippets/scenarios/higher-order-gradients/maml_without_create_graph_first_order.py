@@ -32,7 +32,11 @@ full = meta_grads(create_graph=True)
 no_create = meta_grads(create_graph=False)  # runs without an error
 first_order = meta_grads(create_graph=True, detach_inner=True)
 
-print("without create_graph, equal to full MAML:",
-      all(map(torch.allclose, no_create, full)))
-print("without create_graph, equal to first-order MAML:",
-      all(map(torch.equal, no_create, first_order)))
+print(
+    "without create_graph, equal to full MAML:",
+    all(map(torch.allclose, no_create, full)),
+)
+print(
+    "without create_graph, equal to first-order MAML:",
+    all(map(torch.equal, no_create, first_order)),
+)

@@ -18,5 +18,7 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    print(f"step {step}: penalty = {penalty.item():.4f}, "
-          f"differentiable: {penalty.requires_grad}")
+    print(
+        f"step {step}: penalty = {penalty.item():.4f}, "
+        f"differentiable: {penalty.requires_grad}"
+    )

@@ -25,6 +25,8 @@ for create_graph in (False, True):
     plain, _ = critic_grads(0.0, create_graph)
     penalized, penalty = critic_grads(5.0, create_graph)
     changed = not all(map(torch.equal, plain, penalized))
-    print(f"create_graph={create_graph}: "
-          f"differentiable: {penalty.requires_grad}, "
-          f"changes the gradients: {changed}")
+    print(
+        f"create_graph={create_graph}: "
+        f"differentiable: {penalty.requires_grad}, "
+        f"changes the gradients: {changed}"
+    )

@@ -14,5 +14,7 @@ penalty = ((grad_mixed.norm(dim=1) - 1) ** 2).mean()
 # Nothing else uses critic(mixed)'s graph, so this backward succeeds.
 loss = critic(fake).mean() - critic(real).mean() + 10.0 * penalty
 loss.backward()
-print(f"backward ran; penalty = {penalty.item():.4f}, "
-      f"differentiable: {penalty.requires_grad}")
+print(
+    f"backward ran; penalty = {penalty.item():.4f}, "
+    f"differentiable: {penalty.requires_grad}"
+)

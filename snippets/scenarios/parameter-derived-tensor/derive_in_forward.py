@@ -26,5 +26,7 @@ for step in range(3):
     loss.backward()
     opt.step()
     temperature = model.log_temperature.exp().item()
-    print(f"step {step}: loss {loss.item():.4f}, "
-          f"temperature {temperature:.4f}")
+    print(
+        f"step {step}: loss {loss.item():.4f}, "
+        f"temperature {temperature:.4f}"
+    )

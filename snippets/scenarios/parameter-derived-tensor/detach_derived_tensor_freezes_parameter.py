@@ -25,6 +25,8 @@ for step in range(3):
     loss = F.cross_entropy(model(x), target)
     loss.backward()  # no error any more
     opt.step()
-    print(f"step {step}: loss {loss.item():.4f}, "
-          f"log_temperature {model.log_temperature.item():.4f}, "
-          f"its .grad is None: {model.log_temperature.grad is None}")
+    print(
+        f"step {step}: loss {loss.item():.4f}, "
+        f"log_temperature {model.log_temperature.item():.4f}, "
+        f"its .grad is None: {model.log_temperature.grad is None}"
+    )

@@ -24,6 +24,8 @@ for step in range(3):
     loss = F.cross_entropy(model(x), target)
     loss.backward(retain_graph=True)  # the "fix"
     opt.step()
-    print(f"step {step}: "
-          f"exp(log_temperature) {model.log_temperature.exp():.4f}, "
-          f"temperature used {model.temperature.item():.4f}")
+    print(
+        f"step {step}: "
+        f"exp(log_temperature) {model.log_temperature.exp():.4f}, "
+        f"temperature used {model.temperature.item():.4f}"
+    )

@@ -31,8 +31,9 @@ for epoch in range(3):
     log_probs = Categorical(logits=actor(states)).log_prob(actions)
     ratio = (log_probs - old_log_probs).exp()
     clipped = ratio.clamp(0.8, 1.2)
-    actor_loss = -torch.min(ratio * advantages,
-                            clipped * advantages).mean()
+    actor_loss = -torch.min(
+        ratio * advantages, clipped * advantages
+    ).mean()
     values = critic(states).squeeze(1)
     critic_loss = (returns - values).pow(2).mean()
     (actor_loss + critic_loss).backward()  # epoch 1 raises

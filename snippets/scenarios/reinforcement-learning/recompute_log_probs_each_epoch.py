@@ -32,5 +32,7 @@ for epoch in range(3):
     loss = -torch.min(ratio * advantages, clipped * advantages).mean()
     loss.backward()
     opt.step()
-    print(f"epoch {epoch}: ratio new/old in "
-          f"[{ratio.min():.4f}, {ratio.max():.4f}]")
+    print(
+        f"epoch {epoch}: ratio new/old in "
+        f"[{ratio.min():.4f}, {ratio.max():.4f}]"
+    )

@@ -27,8 +27,10 @@ for epoch in range(3):
     loss.backward(retain_graph=True)
     grads.append(policy.weight.grad.clone())
     opt.step()
-    print(f"epoch {epoch}: loss = {loss.item():.4f}, same gradient as "
-          f"epoch 0: {torch.equal(grads[-1], grads[0])}")
+    print(
+        f"epoch {epoch}: loss = {loss.item():.4f}, same gradient as "
+        f"epoch 0: {torch.equal(grads[-1], grads[0])}"
+    )
 
 moved = not torch.equal(policy.weight, weight_before)
 print(f"the weights moved meanwhile: {moved}")

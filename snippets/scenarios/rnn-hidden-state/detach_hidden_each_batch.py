@@ -12,8 +12,8 @@ targets = torch.randn(2, 15, 1)
 hidden = (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4))
 
 for i, start in enumerate(range(0, 15, 5)):
-    x = inputs[:, start:start + 5]
-    y = targets[:, start:start + 5]
+    x = inputs[:, start : start + 5]
+    y = targets[:, start : start + 5]
     # Keep the values of (h, c), drop the graph that produced them:
     # this batch's backward stops here.
     hidden = tuple(t.detach() for t in hidden)

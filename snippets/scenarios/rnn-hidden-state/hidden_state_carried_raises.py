@@ -13,8 +13,8 @@ targets = torch.randn(2, 15, 1)
 hidden = (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4))
 
 for i, start in enumerate(range(0, 15, 5)):
-    x = inputs[:, start:start + 5]
-    y = targets[:, start:start + 5]
+    x = inputs[:, start : start + 5]
+    y = targets[:, start : start + 5]
     opt.zero_grad()
     out, hidden = lstm(x, hidden)  # hidden comes from the last chunk
     loss = nn.functional.mse_loss(head(out), y)

@@ -11,8 +11,8 @@ hidden = (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4))
 reached = []  # batches whose output state a backward went through
 
 for i, start in enumerate(range(0, 15, 5)):
-    x = inputs[:, start:start + 5]
-    y = targets[:, start:start + 5]
+    x = inputs[:, start : start + 5]
+    y = targets[:, start : start + 5]
     if i > 0:
         # Fires whenever a backward passes through batch i-1's state.
         hidden[0].register_hook(lambda g, j=i - 1: reached.append(j))

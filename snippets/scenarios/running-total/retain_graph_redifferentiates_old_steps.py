@@ -31,5 +31,7 @@ for step in range(4):
     opt.step()
     ratio = w.grad.norm() / right.norm()
     summed = torch.allclose(w.grad, all_steps)
-    print(f"step {step}: {graph_size(total.grad_fn):2d} nodes, "
-          f"gradient x{ratio:.2f}, = sum of steps 0-{step}: {summed}")
+    print(
+        f"step {step}: {graph_size(total.grad_fn):2d} nodes, "
+        f"gradient x{ratio:.2f}, = sum of steps 0-{step}: {summed}"
+    )

@@ -17,5 +17,7 @@ for step in range(3):
     total_t += loss.detach()  # a tensor again, but no graph
     print(f"step {step}: mean loss {total / (step + 1):.4f}")
 
-print(f"tensor total has a graph: {total_t.requires_grad}, "
-      f"same value: {abs(total_t.item() - total) < 1e-5}")
+print(
+    f"tensor total has a graph: {total_t.requires_grad}, "
+    f"same value: {abs(total_t.item() - total) < 1e-5}"
+)

@@ -1,7 +1,6 @@
 import torch
-from torch import nn
-
 from saved_report import report
+from torch import nn
 
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))

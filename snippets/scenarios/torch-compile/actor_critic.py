@@ -40,6 +40,8 @@ if __name__ == "__main__":
     policy_loss, value_loss = losses(model, *rollout())
     actor, critic = model.actor.parameters(), model.critic.parameters()
     shared = set(actor) & set(critic)
-    print(f"policy loss {policy_loss.item():.4f}, "
-          f"value loss {value_loss.item():.4f}")
+    print(
+        f"policy loss {policy_loss.item():.4f}, "
+        f"value loss {value_loss.item():.4f}"
+    )
     print(f"parameters shared by actor and critic: {len(shared)}")

@@ -1,5 +1,4 @@
 import torch
-
 from actor_critic import ActorCritic, losses, rollout
 
 torch.manual_seed(0)

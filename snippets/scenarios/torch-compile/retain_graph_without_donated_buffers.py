@@ -1,6 +1,5 @@
 import torch
 import torch._functorch.config
-
 from actor_critic import ActorCritic, losses, rollout
 
 torch.manual_seed(0)

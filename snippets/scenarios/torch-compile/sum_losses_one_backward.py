@@ -1,5 +1,4 @@
 import torch
-
 from actor_critic import ActorCritic, losses, rollout
 
 torch.manual_seed(0)
@@ -16,6 +15,10 @@ model.zero_grad()
 compiled = torch.compile(model, backend="aot_eager")
 policy_loss, value_loss = losses(compiled, *batch)
 (policy_loss + value_loss).backward()  # one pass through the node
-print("same gradients as the eager separate backward calls:",
-      all(torch.allclose(p.grad, g)
-          for p, g in zip(model.parameters(), eager_grads)))
+print(
+    "same gradients as the eager separate backward calls:",
+    all(
+        torch.allclose(p.grad, g)
+        for p, g in zip(model.parameters(), eager_grads)
+    ),
+)

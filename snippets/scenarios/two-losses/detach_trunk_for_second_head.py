@@ -32,5 +32,7 @@ for step in range(2):
     before = w.grad.clone()
     loss_label.backward()  # no error any more
     opt.step()
-    print(f"step {step}: label loss changed the trunk's gradient: "
-          f"{not torch.equal(w.grad, before)}")
+    print(
+        f"step {step}: label loss changed the trunk's gradient: "
+        f"{not torch.equal(w.grad, before)}"
+    )

@@ -36,8 +36,11 @@ for step in range(2):
     loss_label.backward()  # the last pass may free the graph
     grad_label = w.grad - grad_value
 
-    cos = F.cosine_similarity(grad_value.flatten(),
-                              grad_label.flatten(), dim=0)
+    cos = F.cosine_similarity(
+        grad_value.flatten(), grad_label.flatten(), dim=0
+    )
     opt.step()
-    print(f"step {step}: trunk passes {len(passes)}, "
-          f"cosine(value, label) {cos.item():.4f}")
+    print(
+        f"step {step}: trunk passes {len(passes)}, "
+        f"cosine(value, label) {cos.item():.4f}"
+    )

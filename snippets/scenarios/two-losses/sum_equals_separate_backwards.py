@@ -24,8 +24,10 @@ value_target, label_target = torch.randn(8, 1), torch.randint(3, (8,))
 def losses():
     model.zero_grad()
     value, logits = model(x)
-    return (F.mse_loss(value, value_target),
-            F.cross_entropy(logits, label_target))
+    return (
+        F.mse_loss(value, value_target),
+        F.cross_entropy(logits, label_target),
+    )
 
 
 loss_value, loss_label = losses()

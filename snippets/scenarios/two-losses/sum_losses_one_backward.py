@@ -29,5 +29,7 @@ for step in range(3):
     # One backward: the trunk is walked once, with both gradients.
     (loss_value + loss_label).backward()
     opt.step()
-    print(f"step {step}: value {loss_value.item():.4f}, "
-          f"label {loss_label.item():.4f}")
+    print(
+        f"step {step}: value {loss_value.item():.4f}, "
+        f"label {loss_label.item():.4f}"
+    )
