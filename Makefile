@@ -42,6 +42,7 @@ new-scenario:
 
 bench: $(READY)
 	$(BIN)/python tests/bench_suite.py
+	$(BIN)/python snippets/costs/measure_costs.py --write
 
 $(READY): requirements.txt
 	rm -rf $(VENV)

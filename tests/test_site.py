@@ -229,7 +229,7 @@ def nav_pages(site: Path) -> dict[str, _Page]:
             if isinstance(target, list):
                 walk(target)
             else:
-                url = "/" + re.sub(r"(^|/)index\.md$", r"\1", target).removesuffix(".md")
+                url = "/" + re.sub(r"\.(md|ipynb)$", "", re.sub(r"(^|/)index\.md$", r"\1", target))
                 url = url if url.endswith("/") else url + "/"
                 pages[url] = _Page((site / url.lstrip("/") / "index.html").read_text())
 
