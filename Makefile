@@ -43,9 +43,10 @@ new-scenario:
 	@test -n "$(NAME)" || { echo "usage: make new-scenario NAME=slug"; exit 2; }
 	$(PYTHON) tests/new_scenario.py $(NAME)
 
-bench: $(READY)
+bench: $(READY) $(NODE_READY)
 	$(BIN)/python tests/bench_suite.py
 	$(BIN)/python snippets/costs/measure_costs.py --write
+	$(BIN)/python tests/bench_lighthouse.py
 
 $(READY): requirements.txt
 	rm -rf $(VENV)

@@ -1,0 +1,356 @@
+"""The built site in a real browser: it works, it is accessible, and it talks to no one else.
+
+Headless Chromium, driven by Playwright, against a fresh `mkdocs build` served by
+`python -m http.server` on 127.0.0.1. axe-core (from axe-playwright-python) checks every page in
+both colour schemes. Screenshots go to build/screenshots/, which CI keeps.
+"""
+
+import re
+import subprocess
+import sys
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from make_pdf import CHROMIUM, CHROMIUM_FLAGS
+from playwright.sync_api import expect, sync_playwright
+from test_site import MKDOCS, ROOT, _free_port, _wait_for, nav_pages
+
+# Playwright adds its own headless switch.
+FLAGS = [flag for flag in CHROMIUM_FLAGS if flag != "--headless"]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+SCREENSHOTS = ROOT / "build" / "screenshots"
+SCENARIO = "/scenarios/gan/"
+# What axe must not find; moderate and minor findings are not failures.
+BLOCKING = ("serious", "critical")
+# axe over the whole page, started from a timer so that evaluate() returns at once and two tabs
+# run it side by side; the results are awaited later from window.__axe.
+AXE_RUN = """() => {
+  const options = {resultTypes: ["violations"]};
+  window.__axe = new Promise((r) => setTimeout(r)).then(() => axe.run(document, options));
+}"""
+# Material's search widget says this until its worker has loaded and indexed the site.
+SEARCH_READY = """
+  document.querySelector(".md-search-result__meta").textContent.trim() !== "Initializing search"
+"""
+
+
+@dataclass
+class Site:
+    url: str
+    pages: list[str]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Site:
+    out = tmp_path_factory.mktemp("browser-site")
+    subprocess.run([*MKDOCS, "build", "--quiet", "--site-dir", str(out)], cwd=ROOT, check=True)
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],
+        cwd=out,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        assert _wait_for(lambda: urllib.request.urlopen(url, timeout=2).status == 200, 10), (
+            "http.server did not come up"
+        )
+        yield Site(url, list(nav_pages(out)))
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium from the system (Debian's package here, Chrome on CI via $CHROMIUM): never
+    skipped. launch() gives the browser a fresh temporary profile, removed when it closes, and
+    each context below starts with empty storage."""
+    assert Path(CHROMIUM).exists(), (
+        f"{CHROMIUM} is missing: the browser checks need Chromium, install it with "
+        "`apt-get install chromium` (or point $CHROMIUM at a Chrome)"
+    )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@dataclass
+class Watch:
+    """Everything a context's pages and workers do that a reader would call a problem:
+    console errors, uncaught exceptions, failed or 4xx/5xx requests, requests elsewhere."""
+
+    origin: str
+    where: str = "(no page yet)"
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+
+    def attach(self, context):
+        context.on("request", self._request)
+        context.on("requestfailed", self._failed)
+        context.on("response", self._response)
+        context.on("console", self._console)
+        context.on("weberror", lambda e: self.errors.append(f"{self.where}: uncaught {e.error}"))
+        return self
+
+    def _request(self, request):
+        self.requests.append(request.url)
+        if not request.url.startswith((self.origin + "/", "data:", "blob:")):
+            self.foreign.append(f"{self.where}: {request.method} {request.url}")
+
+    def _failed(self, request):
+        self.failed.append(f"{self.where}: {request.url} ({request.failure})")
+
+    def _response(self, response):
+        if response.status >= 400:
+            self.failed.append(f"{self.where}: {response.url} (HTTP {response.status})")
+
+    def _console(self, message):
+        if message.type == "error":
+            self.errors.append(f"{self.where}: console error: {message.text}")
+
+
+def _new_page(browser, site, **options):
+    context = browser.new_context(**options)
+    watch = Watch(site.url).attach(context)
+    return context.new_page(), watch
+
+
+def _goto(page, watch, site, url):
+    watch.where = url
+    page.goto(site.url + url)
+    # Diagrams are rendered by script after load; wait so layout and axe see the final page.
+    page.wait_for_function("!document.querySelector('pre.mermaid')")
+
+
+SCHEMES = {"default": "light", "slate": "dark"}
+
+
+def _scheme(page) -> str:
+    return SCHEMES[page.locator("body").get_attribute("data-md-color-scheme")]
+
+
+def _toggle_scheme(page):
+    """Click the header's palette toggle, as a reader does; returns the new scheme."""
+    other = "dark" if _scheme(page) == "light" else "light"
+    page.locator(f"label[title='Switch to {other} mode']").click()
+    expect(page.locator("body")).to_have_attribute(
+        "data-md-color-scheme", next(k for k, v in SCHEMES.items() if v == other)
+    )
+    return other
+
+
+def _violations(page, url) -> list[str]:
+    found = []
+    for v in page.evaluate("window.__axe.then(r => r.violations)"):
+        if v["impact"] in BLOCKING:
+            nodes = v["nodes"]
+            targets = ", ".join(" ".join(n["target"]) for n in nodes[:3])
+            checks = [c["message"] for c in nodes[0]["any"] + nodes[0]["all"] + nodes[0]["none"]]
+            found.append(
+                f"{url} ({_scheme(page)}): {v['id']} ({v['impact']}, {len(nodes)} elements): "
+                f"{v['help']}: {targets}; first: {'; '.join(checks)}"
+            )
+    return found
+
+
+def _sideways(page, url) -> list[str]:
+    """Whether the page scrolls sideways in a phone-wide window."""
+    page.set_viewport_size(PHONE["viewport"])
+    width, client, scroll = page.evaluate(
+        "[innerWidth, document.documentElement.clientWidth, document.documentElement.scrollWidth]"
+    )
+    page.set_viewport_size(DESKTOP)
+    if width != PHONE["viewport"]["width"] or scroll > min(width, client):
+        return [f"{url}: {scroll} px of content in a {width} px wide window"]
+    return []
+
+
+@dataclass
+class Tour:
+    """Every nav page: axe in both colour schemes on a desktop, and the width on a phone."""
+
+    watches: list[Watch]
+    violations: dict[str, list[str]]
+    overflow: list[str]
+
+
+@pytest.fixture(scope="module")
+def tour(browser, site) -> Tour:
+    """axe takes a second or more a page, so two desktop tabs (two renderer processes) check two
+    pages side by side: each runs axe, switches the colour scheme with the toggle and runs it
+    again. The switch is remembered, so a tab's next page opens in the scheme it ended with.
+    Then the tab is narrowed to a phone's 390 px: same CSS, without loading every page again
+    (the drawer test below emulates a phone in full)."""
+    tabs = [_new_page(browser, site, viewport=DESKTOP) for _ in range(2)]
+    axe_source = Axe().axe_script
+    violations, overflow = {"light": [], "dark": []}, []
+    for batch in (site.pages[i : i + len(tabs)] for i in range(0, len(site.pages), len(tabs))):
+        pairs = list(zip(batch, tabs, strict=False))
+        for url, (page, watch) in pairs:
+            _goto(page, watch, site, url)
+            page.evaluate(axe_source)
+            page.evaluate(AXE_RUN)
+        for url, (page, _) in pairs:
+            violations[_scheme(page)] += _violations(page, url)
+            # Colours must be final when axe measures them, not halfway through a transition.
+            page.add_style_tag(content="*, ::before, ::after { transition: none !important }")
+            _toggle_scheme(page)
+            page.evaluate(AXE_RUN)
+        for url, (page, _) in pairs:
+            violations[_scheme(page)] += _violations(page, url)
+            overflow += _sideways(page, url)
+            # Leave only once the search index is in, so no request is cut off by leaving.
+            page.wait_for_function(SEARCH_READY)
+    for page, _ in tabs:
+        page.context.close()
+    return Tour([watch for _, watch in tabs], violations, overflow)
+
+
+def test_every_page_loads_without_errors(tour):
+    problems = [p for watch in tour.watches for p in watch.errors + watch.failed]
+    assert not problems, "\n".join(problems)
+
+
+def test_no_page_talks_to_another_origin(tour):
+    requests = [r for watch in tour.watches for r in watch.requests]
+    # The search worker's own fetch is among the recorded requests: workers are watched too.
+    assert any(r.endswith("/search/search_index.json") for r in requests)
+    foreign = [r for watch in tour.watches for r in watch.foreign]
+    assert not foreign, "requests to another origin:\n" + "\n".join(foreign)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_accessibility_violations(tour, scheme):
+    assert not tour.violations[scheme], "axe-core found:\n" + "\n".join(tour.violations[scheme])
+
+
+def test_no_page_scrolls_sideways_on_a_phone(tour):
+    assert not tour.overflow, "\n".join(tour.overflow)
+
+
+@pytest.fixture(scope="module")
+def search(browser, site):
+    page, watch = _new_page(browser, site, viewport=DESKTOP)
+    yield page, watch
+    page.context.close()
+    problems = watch.foreign + watch.errors + watch.failed
+    assert not problems, "\n".join(problems)
+
+
+def _first_result(search, site, query: str) -> str:
+    """On a freshly opened home page, open search with its hotkey, type the query key by key as a
+    reader does, and return the first result's page."""
+    page, watch = search
+    _goto(page, watch, site, "/")
+    page.wait_for_function(SEARCH_READY)
+    page.keyboard.press("/")
+    box = page.locator("input.md-search__input")
+    expect(box).to_be_focused()
+    box.press_sequentially(query)
+    expect(box).to_have_value(query)
+    first = page.locator(".md-search-result__item a").first
+    expect(first).to_be_visible()
+    # Results follow each key; wait until the list stops changing.
+    seen, same = None, 0
+    while same < 3:
+        href = first.get_attribute("href")
+        same, seen = (same + 1, seen) if href == seen else (0, href)
+        page.wait_for_timeout(100)
+    return urllib.parse.urlsplit(seen).path
+
+
+# The page a reader wants first: the reference says what retain_graph does, the GAN page's fix is
+# detach(), the RNN page is the hidden-state case, and the home page is the error's own page.
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("retain_graph", "/reference/"),
+        ("detach", "/scenarios/gan/"),
+        ("hidden state", "/scenarios/rnn-hidden-state/"),
+        ("Trying to backward through the graph a second time", "/"),
+    ],
+)
+def test_search_finds_the_right_page_first(search, site, query, expected):
+    assert _first_result(search, site, query) == expected
+
+
+def test_the_colour_toggle_switches_and_is_remembered(browser, site):
+    page, watch = _new_page(browser, site, viewport=DESKTOP)
+    _goto(page, watch, site, "/")
+    body = page.locator("body")
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+    light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert _toggle_scheme(page) == "dark"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") != light
+    page.reload()
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")
+    _goto(page, watch, site, SCENARIO)
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")
+    assert _toggle_scheme(page) == "light"
+    page.reload()
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+    page.context.close()
+
+
+def test_the_copy_button_copies_the_snippet(browser, site):
+    page, watch = _new_page(
+        browser, site, viewport=DESKTOP, permissions=["clipboard-read", "clipboard-write"]
+    )
+    _goto(page, watch, site, SCENARIO)
+    source = (ROOT / "docs" / SCENARIO.strip("/")).with_suffix(".md").read_text()
+    snippet = ROOT / re.search(r'--8<-- "([^":]+)"', source).group(1)
+    block = page.locator(".md-typeset .highlight").first
+    block.hover()
+    block.locator("button.md-code__button[data-md-type='copy']").click()
+    assert page.evaluate("navigator.clipboard.readText()").strip() == snippet.read_text().strip()
+    page.context.close()
+
+
+def test_a_deep_link_scrolls_to_its_heading(browser, site):
+    page, watch = _new_page(browser, site, viewport=DESKTOP)
+    _goto(page, watch, site, SCENARIO + "#fix-detach-fake")
+    heading = page.locator("#fix-detach-fake")
+    expect(heading).to_be_in_viewport()
+    # In view means below the sticky header, not under it.
+    header = page.locator(".md-header").bounding_box()
+    assert heading.bounding_box()["y"] >= header["y"] + header["height"] - 1
+    page.context.close()
+
+
+def test_the_navigation_drawer_opens_on_a_phone(browser, site):
+    page, watch = _new_page(browser, site, **PHONE)
+    _goto(page, watch, site, "/")
+    drawer = page.locator(".md-sidebar--primary")
+    link = drawer.get_by_role("link", name="Diagnose", exact=True)
+    expect(link).not_to_be_in_viewport()
+    page.locator(".md-header label[for='__drawer']").click()
+    expect(link).to_be_in_viewport()
+    link.click()
+    expect(page).to_have_url(site.url + "/diagnose/")
+    page.context.close()
+
+
+def test_screenshots_for_ci(browser, site):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page, watch = _new_page(browser, site, viewport=DESKTOP)
+    shots = []
+    for scheme in ("light", "dark"):
+        if scheme == "dark":
+            _toggle_scheme(page)
+        for name, url in (("home", "/"), ("scenario", SCENARIO)):
+            _goto(page, watch, site, url)
+            path = SCREENSHOTS / f"{name}-{scheme}.png"
+            page.screenshot(path=path)
+            shots.append(path)
+    page.context.close()
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in shots)
