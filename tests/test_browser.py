@@ -340,6 +340,23 @@ def test_the_navigation_drawer_opens_on_a_phone(browser, site):
     page.context.close()
 
 
+def test_no_buttons_on_paper(browser, site):
+    """The page Chromium prints to the PDF, in print media: no copy or download button shows,
+    neither Material's nor the notebook's."""
+    page, watch = _new_page(browser, site, viewport=DESKTOP)
+    _goto(page, watch, site, "/print_page/")
+    page.emulate_media(media="print")
+    buttons = page.locator("button, clipboard-copy, a.md-content__button")
+    assert buttons.count() > 10, "no buttons found on the print page: the test looks wrong"
+    shown = [
+        buttons.nth(i).evaluate("e => e.outerHTML.slice(0, 120)")
+        for i in range(buttons.count())
+        if buttons.nth(i).is_visible()
+    ]
+    assert not shown, "buttons printed on paper:\n" + "\n".join(shown)
+    page.context.close()
+
+
 def test_screenshots_for_ci(browser, site):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page, watch = _new_page(browser, site, viewport=DESKTOP)
