@@ -10,6 +10,7 @@ READY := $(VENV)/.ready
 NODE_READY := node_modules/.ready
 
 export NO_MKDOCS_2_WARNING := 1
+export NOTEBOOK_CACHE := $(VENV)/.cache/mkdocs-jupyter
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: serve test lint build bench pdf offline new-scenario clean
