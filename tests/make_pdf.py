@@ -40,19 +40,18 @@ def site_slug() -> str:
     return re.sub(r"[^a-z0-9]+", "-", config["site_name"].lower()).strip("-")
 
 
-def build(site_dir: Path, offline: bool):
+def build(site_dir: Path, offline: bool = False, project: Path = ROOT, strict: bool = True):
+    """`mkdocs build` as `make test` runs it; on failure, raise with everything it printed.
+
+    Never --quiet: it drops the warnings that --strict counts, so broken links would pass.
+    """
     env = dict(os.environ, OFFLINE="true" if offline else "false", NO_MKDOCS_2_WARNING="1")
-    cmd = [
-        sys.executable,
-        "-m",
-        "mkdocs",
-        "build",
-        "--strict",
-        "--quiet",
-        "--site-dir",
-        str(site_dir),
-    ]
-    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(site_dir)]
+    run = subprocess.run(
+        cmd + (["--strict"] if strict else []), cwd=project, env=env, capture_output=True, text=True
+    )
+    if run.returncode:
+        raise RuntimeError(f"mkdocs build failed in {project}:\n{run.stdout}{run.stderr}")
 
 
 def print_pdf(offline_dir: Path, pdf: Path):

@@ -17,7 +17,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from make_pdf import CHROMIUM, CHROMIUM_FLAGS
 from playwright.sync_api import expect, sync_playwright
-from test_site import MKDOCS, ROOT, _free_port, _wait_for, nav_pages
+from test_site import ROOT, _free_port, _wait_for, nav_pages
 
 # Playwright adds its own headless switch.
 FLAGS = [flag for flag in CHROMIUM_FLAGS if flag != "--headless"]
@@ -46,9 +46,8 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Site:
-    out = tmp_path_factory.mktemp("browser-site")
-    subprocess.run([*MKDOCS, "build", "--quiet", "--site-dir", str(out)], cwd=ROOT, check=True)
+def site(built_site) -> Site:
+    out = built_site
     port = _free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],

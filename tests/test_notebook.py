@@ -10,8 +10,6 @@ its download link, its search entries and its scripts.
 import copy
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -131,11 +129,8 @@ def test_no_output_shows_a_local_path(fresh, stored):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)]
-    subprocess.run(build, cwd=ROOT, check=True)
-    return out
+def site(built_site) -> Path:
+    return built_site
 
 
 def test_the_page_offers_the_notebook_for_download(site):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from make_pdf import build
 from mkdocs.utils import yaml_load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,12 +78,8 @@ def copy_project(tmp_path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [*MKDOCS, "build", "--strict", "--quiet", "--site-dir", str(out)], cwd=ROOT, check=True
-    )
-    return out
+def site(built_site) -> Path:
+    return built_site
 
 
 def test_pages_load_nothing_from_another_origin(site):
@@ -113,6 +110,20 @@ def test_an_external_asset_fails_the_build(tmp_path):
     )
     assert build.returncode != 0
     assert "https://example.com/logo.png" in build.stderr
+
+
+def test_a_broken_link_or_anchor_fails_the_build(tmp_path):
+    """mkdocs.yml's validation turns these into warnings, and --strict into failures."""
+    project = copy_project(tmp_path)
+    page = project / "docs" / "index.md"
+    page.write_text(
+        page.read_text()
+        + "\n[a](scenarios/gan.md#no-such-anchor) [b](no-such-page.md) [c](#nor-here)\n"
+    )
+    with pytest.raises(RuntimeError) as failed:
+        build(tmp_path / "site", project=project)
+    for name in ("no-such-anchor", "no-such-page.md", "nor-here"):
+        assert name in str(failed.value)
 
 
 def _free_port() -> int:
