@@ -34,7 +34,8 @@ def fix_entries(docs_dir):
     return [
         (url, anchor, summary)
         for url, anchors in contract.items()
-        for anchor, summary in (anchors or {}).items()
+        if isinstance(anchors, dict)  # not a moved page's old URL
+        for anchor, summary in anchors.items()
         if anchor.startswith("fix-")
     ]
 
