@@ -1,4 +1,4 @@
-"""`make new-scenario NAME=slug`: a scenario page, its two snippets, nav entry and link contract.
+"""`make new-scenario NAME=slug`: a scenario page, its snippets, nav entry, table row, link contract.
 
 Everything it writes is a placeholder that fails the suite: the snippets raise
 NotImplementedError where the page promises the real error and output, and the tests reject
@@ -83,6 +83,13 @@ def main(name: str):
     lines.insert(end, f"      - TODO nav title: scenarios/{name}.md\n")
     config.write_text("".join(lines))
 
+    # The table readers scan to find their case.
+    table = ROOT / "docs" / "scenarios" / "index.md"
+    lines = table.read_text().splitlines(keepends=True)
+    last_row = max(n for n, line in enumerate(lines) if line.startswith("| "))
+    lines.insert(last_row + 1, f"| TODO what the reader's code looks like | [TODO]({name}.md) |\n")
+    table.write_text("".join(lines))
+
     contract = ROOT / "docs" / "links.yml"
     contract.write_text(
         contract.read_text()
@@ -90,7 +97,8 @@ def main(name: str):
         + f"  fix-{name}: TODO the fix in one line, as a forum answer would say it\n  wrong-fix:\n"
     )
     print(f"wrote {page.relative_to(ROOT)}, {snippets.relative_to(ROOT)}/, and entries in")
-    print("mkdocs.yml and docs/links.yml; `make test` fails until every TODO is real.")
+    print("mkdocs.yml, docs/links.yml and docs/scenarios/index.md; `make test` fails until")
+    print("every TODO is real.")
 
 
 if __name__ == "__main__":

@@ -382,19 +382,28 @@ def test_no_placeholders_are_left():
     assert not left, f"placeholders left: {left}"
 
 
+def test_the_scenario_table_lists_every_scenario_page():
+    table = (ROOT / "docs" / "scenarios" / "index.md").read_text()
+    pages = sorted(p.name for p in (ROOT / "docs" / "scenarios").glob("*.md") if p.stem != "index")
+    missing = [name for name in pages if f"]({name})" not in table]
+    assert not missing, f"scenario pages missing from docs/scenarios/index.md's table: {missing}"
+
+
 def test_a_new_scenario_fails_the_suite_until_it_is_written(tmp_path):
     project = copy_project(tmp_path)
     shutil.copytree(ROOT / "tests", project / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", project)
+    name = "scaffold-under-test"
     made = subprocess.run(
-        [sys.executable, "tests/new_scenario.py", "demo"],
+        [sys.executable, "tests/new_scenario.py", name],
         cwd=project,
         capture_output=True,
         text=True,
     )
     assert made.returncode == 0, made.stderr
-    assert "scenarios/demo.md" in (project / "mkdocs.yml").read_text()
-    assert "/scenarios/demo/:" in (project / "docs" / "links.yml").read_text()
+    assert f"scenarios/{name}.md" in (project / "mkdocs.yml").read_text()
+    assert f"/scenarios/{name}/:" in (project / "docs" / "links.yml").read_text()
+    assert f"]({name}.md)" in (project / "docs" / "scenarios" / "index.md").read_text()
     suite = subprocess.run(
         [
             sys.executable,
@@ -403,13 +412,15 @@ def test_a_new_scenario_fails_the_suite_until_it_is_written(tmp_path):
             "-q",
             "-p",
             "no:cacheprovider",
-            "docs/scenarios/demo.md",
-            "snippets/scenarios/demo",
+            f"docs/scenarios/{name}.md",
+            f"snippets/scenarios/{name}",
             "tests/test_site.py::test_no_placeholders_are_left",
         ],
         cwd=project,
         capture_output=True,
         text=True,
     )
-    assert suite.returncode == 1, suite.stdout[-2000:]
-    assert "5 failed" in suite.stdout, suite.stdout[-2000:]
+    summary = suite.stdout.strip().splitlines()[-1]
+    # Both blocks, both scripts and the placeholder check: nothing in the scaffold passes.
+    assert suite.returncode == 1 and "passed" not in summary, suite.stdout[-2000:]
+    assert re.match(r"5 failed\b", summary), suite.stdout[-2000:]
