@@ -27,7 +27,7 @@ def built(tmp_path_factory):
     missing = sorted({pkg for tool, pkg in NEEDED.items() if not shutil.which(tool)})
     assert not missing, f"these checks need Debian packages: apt-get install {' '.join(missing)}"
     out = tmp_path_factory.mktemp("out")
-    subprocess.run(
+    made = subprocess.run(
         [
             sys.executable,
             str(ROOT / "tests" / "make_pdf.py"),
@@ -36,9 +36,10 @@ def built(tmp_path_factory):
             "--offline-dir",
             str(out / "offline"),
         ],
-        check=True,
         capture_output=True,
+        text=True,
     )
+    assert made.returncode == 0, f"make pdf failed:\n{made.stdout}{made.stderr}"
     return out / "site"
 
 
@@ -80,7 +81,9 @@ def test_title_page_names_site_torch_and_date(pdf):
     torch = re.search(r"^torch==(\S+)", (ROOT / "requirements.txt").read_text(), re.M).group(1)
     assert "Backward Twice" in first
     assert f"PyTorch {torch}" in first
-    assert datetime.date.today().isoformat() in first
+    # The build may have started the day before (a run across midnight).
+    days = [datetime.date.today() - datetime.timedelta(days=n) for n in (0, 1)]
+    assert any(day.isoformat() in first for day in days), first
 
 
 def test_every_page_is_bookmarked_in_nav_order(pdf, built):
@@ -101,6 +104,35 @@ def test_every_page_is_bookmarked_in_nav_order(pdf, built):
             pages.append(marks[found][0])
     assert not missing, f"pages missing from the PDF's bookmarks, or out of nav order: {missing}"
     assert pages == sorted(pages)
+
+
+def test_every_page_links_the_pdf_it_was_built_with(pdf, built):
+    """The Download PDF button and make pdf each name the file; they must name the same one."""
+    wrong = []
+    for page in sorted(built.rglob("index.html")):
+        links = re.findall(r'<a href="([^"]+)" title="Download PDF"', page.read_text())
+        if not links or (page.parent / links[0]).resolve() != pdf.resolve():
+            wrong.append(f"{page.relative_to(built)}: {links}")
+    assert not wrong, f"pages whose Download PDF link misses {pdf.name}: {wrong[:5]}"
+
+
+def test_every_diagram_is_drawn_in_the_pdf(pdf):
+    """Mermaid draws in the browser; if it did not run before printing, the PDF shows source."""
+    text = _squash(_text(pdf))
+    sources = [
+        block
+        for page in sorted((ROOT / "docs").rglob("*.md"))
+        for block in re.findall(r"```mermaid\n(.*?)```", page.read_text(), re.S)
+    ]
+    assert sources, "no diagram on any page: this check would prove nothing"
+    problems = []
+    for source in sources:
+        first = source.strip().splitlines()[0]
+        if _squash(first) in text:
+            problems.append(f"diagram source printed as text: {first!r}")
+        labels = [html.unescape(label) for label in re.findall(r'[\[({]"([^"<]+)', source)]
+        problems += [f"not drawn: {label!r}" for label in labels if _squash(label) not in text]
+    assert not problems, "\n".join(problems)
 
 
 def test_pages_are_numbered(pdf):
