@@ -51,7 +51,8 @@ OUTCOME_TITLES = ("Output", "Raises")
 PYTHON_LEXERS = {"py", "py3", "python", "python3", "pycon", "ipython", "ipython3", "pyi"}
 # Fences pytest-codeblocks would run for real in a shell.
 SHELL_LEXERS = {"sh", "bash", "zsh"}
-MARKER = re.compile(r"<!--\s*-*\s*pytest")
+# Every comment pytest-codeblocks reads as its own (see its extract_from_buffer).
+MARKER = re.compile(r"<!--[-\s]*pytest")
 TITLE = re.compile(r'title="([^"]*)"')
 EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::\s?(.*))?$")
 SCRIPT_KEY = pytest.StashKey["Site"]()

@@ -203,6 +203,7 @@ def test_block_without_declared_outcome_fails(project):
         "<!--pytest.mark.skip-->",
         "<!--pytest-codeblocks:expected-output-->",
         "<!--pytest-codeblocks:nonsense-->",
+        "<!-- - - pytest-codeblocks:expected-output -->",
     ],
 )
 def test_markers_fail(project, marker):
