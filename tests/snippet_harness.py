@@ -41,8 +41,10 @@ from pathlib import Path
 
 import markdown
 import pytest
+from markdown.extensions.attr_list import get_attrs
 from mkdocs.utils import yaml_load
 from pymdownx.snippets import SnippetExtension, SnippetMissingError, SnippetPreprocessor
+from pymdownx.superfences import RE_NESTED_FENCE_START
 from pytest_codeblocks.main import extract_from_buffer
 
 OUTCOME_TITLES = ("Output", "Raises")
@@ -200,7 +202,7 @@ class Site:
         previous_end = -1
         for fence in fences:
             syntax = (fence.syntax or "").strip()
-            lexer = syntax.lstrip("{.").split(" ")[0].split("}")[0].lower()
+            lexer = _lexer(syntax)
             title_match = TITLE.search(syntax)
             title = title_match.group(1) if title_match else None
             end = fence.lineno + fence.code.count("\n") + 1
@@ -281,6 +283,17 @@ class Site:
                 f"unknown outcome title {title!r} under the python block at line "
                 f"{block.lineno}: use one of {', '.join(OUTCOME_TITLES)}",
             )
+
+
+def _lexer(syntax: str) -> str:
+    """The language superfences renders a fence in, from what follows its backticks."""
+    m = RE_NESTED_FENCE_START.match("```" + syntax)
+    if m is None:
+        return ""
+    if m.group("lang"):
+        return m.group("lang").lower()
+    classes = [value for key, value in get_attrs(m.group("attrs") or "") if key == "."]
+    return classes[0].lower() if classes else ""
 
 
 def _shows(site: Site, block: Block) -> str:
