@@ -195,7 +195,7 @@ class Site:
         try:
             fences = extract_from_buffer(io.StringIO("\n".join(raw)))
         except RuntimeError as e:
-            problem(0, f"pytest-codeblocks cannot read this page: {e}")
+            problem(_unclosed_fence(raw), f"pytest-codeblocks cannot read this page: {e}")
             return blocks, problems
 
         previous: Block | None = None
@@ -294,6 +294,15 @@ def _lexer(syntax: str) -> str:
         return m.group("lang").lower()
     classes = [value for key, value in get_attrs(m.group("attrs") or "") if key == "."]
     return classes[0].lower() if classes else ""
+
+
+def _unclosed_fence(raw: list[str]) -> int:
+    """Line of the fence that runs to the end of the page, as pytest-codeblocks pairs fences."""
+    # Closing it at the end lets the engine itself say where it opens.
+    try:
+        return extract_from_buffer(io.StringIO("\n".join(raw) + "\n" + "`" * 100))[-1].lineno
+    except (RuntimeError, IndexError):
+        return 1
 
 
 def _shows(site: Site, block: Block) -> str:

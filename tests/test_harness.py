@@ -266,6 +266,13 @@ def test_fences_the_engine_would_mishandle_fail(project, opening, why):
     result.stdout.fnmatch_lines([f"*docs/page.md:3: *{why}*"])
 
 
+def test_unclosed_fence_names_its_opening_line(project):
+    project.page("Text.\n\n```text\nhi\n```\n\n```python\nprint('hi')\n")
+    project.run().stdout.fnmatch_lines(
+        ["*docs/page.md:7: pytest-codeblocks cannot read this page: Hit end-of-file*"]
+    )
+
+
 def test_snippet_no_page_uses_fails(project):
     project.snippet("a/orphan.py", 'print("hi")\n')
     project.page("Nothing here.\n")
