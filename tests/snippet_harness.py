@@ -533,18 +533,22 @@ def pytest_configure(config):
     config.stash[SCRIPT_KEY] = Site(Path(config.rootpath).resolve())
 
 
+@pytest.hookimpl(wrapper=True)
 def pytest_collect_file(file_path: Path, parent):
+    collectors = yield
     site: Site = parent.config.stash[SCRIPT_KEY]
     path = file_path.resolve()
     if path.suffix == ".md" and path.is_relative_to(site.docs_dir):
-        return PageFile.from_parent(parent, path=file_path)
+        return [*collectors, PageFile.from_parent(parent, path=file_path)]
     if (
         path.suffix == ".py"
         and path.is_relative_to(site.snippets_dir)
         and "__pycache__" not in path.parts
     ):
-        return SnippetFile.from_parent(parent, path=file_path)
-    return None
+        # Any other collector (pytest's own, for a snippet named on the command line) would
+        # import the script as a test module, without __name__ == "__main__".
+        return [SnippetFile.from_parent(parent, path=file_path)]
+    return collectors
 
 
 def _record_tested_version(path: Path, passed: bool):

@@ -330,6 +330,15 @@ def test_section_errors_point_at_the_snippet_file_line(project):
     )
 
 
+def test_a_snippet_named_on_the_command_line_runs_as_a_script(project):
+    # pytest's own collector would import it as a test module, and fail on its ValueError.
+    project.snippet("a/snippet.py", RAISES_VALUE_ERROR)
+    page_raising(project, "ValueError: the saved tensor is gone")
+    result = project.run("-v", "snippets/a/snippet.py")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*snippets/a/snippet.py::standalone PASSED*"])
+
+
 def test_standalone_run_matches_python_running_the_file(project):
     """The in-process run must see what `python snippets/a/where.py` sees."""
     project.snippet(
