@@ -24,10 +24,12 @@ for real, every marker, and every unused snippet is a failing test naming page, 
 
 from __future__ import annotations
 
+import ast
 import builtins
 import contextlib
 import difflib
 import io
+import itertools
 import json
 import os
 import random
@@ -81,16 +83,23 @@ class Block:
     lineno: int
     code: str  # as expanded for the reader
     includes: list[dict] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # the page line each line of code comes from
     outcome: Outcome = field(default_factory=Outcome)
     broken: bool = False  # its include failed; reported as a problem, never run
 
     @property
+    def sole_include(self) -> dict | None:
+        """The include this block consists of, if the fence holds nothing else."""
+        if len(self.includes) == 1 and len(set(self.lines)) == 1:
+            return self.includes[0]
+        return None
+
+    @property
     def whole_file(self) -> Path | None:
         """The snippet this block shows whole and alone, if it does."""
-        if len(self.includes) == 1:
-            inc = self.includes[0]
-            if not inc["section"] and not inc["start"]:
-                return Path(inc["snippet"])
+        inc = self.sole_include
+        if inc and not inc["section"] and not inc["start"]:
+            return Path(inc["snippet"])
         return None
 
 
@@ -150,10 +159,22 @@ class Site:
         except ValueError:
             return str(path)
 
-    def expand(self, code: str) -> tuple[str, list[dict]]:
+    def expand(self, code: str) -> tuple[str, list[dict], list[int]]:
+        """The code the reader sees, the files it pulls in, and for each of its lines the index
+        of the line of `code` it comes from (all of an include's lines come from the include)."""
         pre = _RecordingSnippets(self.snippet_config, markdown.Markdown())
-        lines = pre.run(code.rstrip("\n").split("\n"))
-        return "\n".join(lines).rstrip("\n") + "\n", pre.included
+        source = code.rstrip("\n").split("\n")
+        notation = pre.get_syntax_mask(source)
+        lines: list[str] = []
+        origin: list[int] = []
+        # Each line that is not snippet notation comes out as one line; each run of notation
+        # (an include, or a block of paths) as whatever it expands to.
+        for is_notation, run in itertools.groupby(range(len(source)), notation.__getitem__):
+            run = list(run)
+            expanded = pre.run([source[i] for i in run])
+            lines += expanded
+            origin += [run[0]] * len(expanded) if is_notation else run
+        return "\n".join(lines).rstrip("\n") + "\n", pre.included, origin
 
     def page(self, path: Path) -> tuple[list[Block], list[Problem]]:
         path = path.resolve()
@@ -254,12 +275,12 @@ class Site:
 
     def _block(self, path, fence, problem) -> Block | None:
         try:
-            code, includes = self.expand(fence.code)
+            code, includes, origin = self.expand(fence.code)
         except SnippetMissingError as e:
             problem(fence.lineno, f"include failed: {e}")
             # Still takes the outcome fences under it, which would otherwise be reported as strays.
             return Block(path, fence.lineno, "", broken=True)
-        return Block(path, fence.lineno, code, includes)
+        return Block(path, fence.lineno, code, includes, [fence.lineno + 1 + i for i in origin])
 
     def _attach(self, block: Block, title: str, fence, problem):
         outcome = block.outcome
@@ -378,13 +399,29 @@ class Result:
     seconds: float
 
 
-def run_script(site: Site, code: str, filename: Path, first_line: int = 1) -> Result:
+def _compile(code: str, filename: Path, lines: list[int]):
+    """Compile code so that tracebacks show its line i as line lines[i - 1] of filename."""
+    first = lines[0]
+    # Padding gives syntax errors, raised before any remapping, the file's line numbers too; not
+    # inheriting keeps the harness's own `from __future__` imports out of the script.
+    tree = compile(
+        "\n" * (first - 1) + code, str(filename), "exec", ast.PyCF_ONLY_AST, dont_inherit=True
+    )
+    for node in ast.walk(tree):
+        if getattr(node, "end_lineno", None) is not None:
+            start, end = lines[node.lineno - first], lines[node.end_lineno - first]
+            if start == end and node.lineno != node.end_lineno:
+                node.col_offset = 0  # its lines came from one include line: keep columns valid
+            node.lineno, node.end_lineno = start, end
+    return compile(tree, str(filename), "exec", dont_inherit=True)
+
+
+def run_script(site: Site, code: str, filename: Path, lines: list[int]) -> Result:
     """Run code as `python <filename>` would; identical runs are made once and shared."""
-    key = (code, str(filename), first_line)
+    key = (code, str(filename), tuple(lines))
     if key in site.results:
         return site.results[key]
-    # Padding keeps line numbers in tracebacks equal to lines of the file (or page) shown.
-    compiled = compile("\n" * (first_line - 1) + code, str(filename), "exec")
+    compiled = _compile(code, filename, lines)
     module_globals = {
         "__name__": "__main__",
         "__file__": str(filename),
@@ -616,13 +653,12 @@ class BlockItem(_Item):
     def runtest(self):
         site: Site = self.config.stash[SCRIPT_KEY]
         block = self.block
-        filename, first_line = block.page, block.lineno + 1
-        if block.whole_file is not None:
-            filename, first_line = block.whole_file, 1
-        elif len(block.includes) == 1:
-            filename = Path(block.includes[0]["snippet"])
-            first_line = _first_line_of(site, block.includes[0])
-        result = run_script(site, block.code, filename, first_line)
+        filename, lines = block.page, block.lines
+        if block.sole_include is not None:
+            # The reader sees only the snippet: tracebacks point into it.
+            filename = Path(block.sole_include["snippet"])
+            lines = _numbered(block.code, _first_line_of(site, block.sole_include))
+        result = run_script(site, block.code, filename, lines)
         why = mismatch(block.outcome, result)
         if why:
             raise HarnessFailure(
@@ -633,10 +669,16 @@ class BlockItem(_Item):
         return self.path, self.block.lineno - 1, self.name
 
 
+def _numbered(code: str, first: int) -> list[int]:
+    return list(range(first, first + code.count("\n") + 1))
+
+
 def _first_line_of(site: Site, include: dict) -> int:
-    """Line of the snippet file where an included section or line range starts."""
+    """Line of the snippet file where the included part (a section, a line range) starts."""
     if include["start"]:
         return (include["start"][0] or 0) + 1
+    if not include["section"]:
+        return 1
     lines = _read(include["snippet"]).split("\n")
     probe = _RecordingSnippets(site.snippet_config, markdown.Markdown())
     for n, line in enumerate(lines, 1):
@@ -670,7 +712,8 @@ class StandaloneItem(_Item):
                 f"{rel}: pages show only parts of it ({places}); show the whole script once, "
                 "with its outcome, so readers can copy and run it"
             )
-        result = run_script(site, _read(me), me, 1)
+        code = _read(me)
+        result = run_script(site, code, me, _numbered(code, 1))
         for home in homes:
             why = mismatch(home.outcome, result)
             if why:

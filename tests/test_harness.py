@@ -330,6 +330,27 @@ def test_section_errors_point_at_the_snippet_file_line(project):
     )
 
 
+def test_errors_in_a_block_mixing_page_code_and_an_include_name_page_lines(project):
+    project.snippet("a/helper.py", 'def double(x):\n    return 2 * x\n\n\nprint("helped")\n')
+    project.page(
+        "Prose.\n\n"
+        + fence(
+            "python",
+            """\
+            x = 1
+            --8<-- "snippets/a/helper.py"
+            print(double(x))
+            double(y)
+            """,
+        )
+        + "\n"
+        + fence('text title="Output"', "helped\n2")
+    )
+    project.run().stdout.fnmatch_lines(
+        ["*documented to succeed, but raised:", '*File "*docs/page.md", line 7*', "NameError*"]
+    )
+
+
 def test_a_snippet_named_on_the_command_line_runs_as_a_script(project):
     # pytest's own collector would import it as a test module, and fail on its ValueError.
     project.snippet("a/snippet.py", RAISES_VALUE_ERROR)
@@ -350,6 +371,8 @@ def test_standalone_run_matches_python_running_the_file(project):
         print(os.path.relpath(__file__))
         print(sys.argv)
         print(os.path.relpath(sys.path[0]))
+        def f(x: int): pass
+        print(f.__annotations__)
         """,
     )
     real = subprocess.run(
