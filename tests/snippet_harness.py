@@ -339,6 +339,10 @@ def _shows(site: Site, block: Block) -> str:
 class GlobalState:
     """Process-wide settings a script can change and the next script would inherit."""
 
+    # A mode left entered can only be pushed off its stack, not exited, which may leave it
+    # half-undone: a script that needs this fails rather than passing on what is left.
+    FORCED = ("torch modes",)
+
     @staticmethod
     def _torch_settings():
         import numpy as np
@@ -346,6 +350,29 @@ class GlobalState:
 
         opts = torch._tensor_str.PRINT_OPTS
         return {
+            # First: while one is set, every torch call made to restore the rest goes through it.
+            "default device": (
+                lambda: getattr(
+                    getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None), "device", None
+                ),
+                torch.set_default_device,
+            ),
+            "torch modes": (
+                lambda: (
+                    torch._C._len_torch_function_stack(),
+                    torch._C._len_torch_dispatch_stack(),
+                ),
+                _pop_modes,
+            ),
+            "saved tensors hooks": (
+                lambda: torch._C._autograd._top_saved_tensors_default_hooks(True),
+                _pop_saved_tensors_hooks,
+            ),
+            "nn.Module global hooks": (_module_hooks, _set_module_hooks),
+            "float32 matmul precision": (
+                torch.get_float32_matmul_precision,
+                torch.set_float32_matmul_precision,
+            ),
             "grad mode": (torch.is_grad_enabled, torch.set_grad_enabled),
             "anomaly mode": (
                 lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
@@ -366,6 +393,8 @@ class GlobalState:
             "numpy RNG": (np.random.get_state, np.random.set_state),
             "numpy print options": (np.get_printoptions, lambda v: np.set_printoptions(**v)),
             "working directory": (os.getcwd, os.chdir),
+            "recursion limit": (sys.getrecursionlimit, sys.setrecursionlimit),
+            "environment variables": (_environ, _set_environ),
         }
 
     def __init__(self, values):
@@ -375,16 +404,23 @@ class GlobalState:
     def capture(cls) -> GlobalState:
         return cls({name: get() for name, (get, _) in cls._torch_settings().items()})
 
-    def restore(self):
+    def restore(self) -> list[str]:
+        """Put every setting back; return those that were only forced back or not at all."""
         settings = self._torch_settings()
+        leaked = []
         for name, value in self.values.items():
             get, put = settings[name]
+            if name.endswith("RNG"):
+                put(value)  # states hold arrays, which do not compare as one bool
             # Setting only what changed keeps this cheap (setting determinism imports dynamo).
-            if name.endswith("RNG") or get() != value:
+            elif get() != value:
                 put(value)
+                if name in self.FORCED or get() != value:
+                    leaked.append(name)
         if "torch._dynamo" in sys.modules:
             # Compiled code and recompile counters would otherwise carry over.
             sys.modules["torch._dynamo"].reset()
+        return leaked
 
 
 def _replace(target: dict, values: dict):
@@ -392,11 +428,64 @@ def _replace(target: dict, values: dict):
     target.update(values)
 
 
+def _pop_modes(lengths: tuple[int, int]):
+    import torch
+
+    while torch._C._len_torch_function_stack() > lengths[0]:
+        torch._C._pop_torch_function_stack()
+    while torch._C._len_torch_dispatch_stack() > lengths[1]:
+        torch._C._pop_torch_dispatch_stack(None)
+
+
+def _pop_saved_tensors_hooks(hooks):
+    """Leave the hooks a script pushed (a saved_tensors_hooks context it never exited)."""
+    from torch._C import _autograd
+
+    while (top := _autograd._top_saved_tensors_default_hooks(True)) is not None and top != hooks:
+        _autograd._pop_saved_tensors_default_hooks()
+
+
+def _module_hooks() -> dict:
+    """nn.Module's global hooks (forward, backward, registration) and their flags."""
+    from torch.nn.modules import module
+
+    return {
+        name: dict(value) if isinstance(value, dict) else value
+        for name, value in vars(module).items()
+        if name.startswith("_global_")
+    }
+
+
+def _set_module_hooks(values: dict):
+    from torch.nn.modules import module
+
+    for name, value in values.items():
+        if isinstance(value, dict):
+            _replace(getattr(module, name), value)
+        else:
+            setattr(module, name, value)
+
+
+# pytest sets this one around each test and removes it after; it is not the scripts' to restore.
+_PYTEST_VARIABLE = "PYTEST_CURRENT_TEST"
+
+
+def _environ() -> dict:
+    return {k: v for k, v in os.environ.items() if k != _PYTEST_VARIABLE}
+
+
+def _set_environ(values: dict):
+    for name in _environ().keys() - values.keys():
+        del os.environ[name]
+    os.environ.update(values)
+
+
 @dataclass
 class Result:
     stdout: str
     error: BaseException | None
     seconds: float
+    leaked: list[str]  # process-wide state it left that could not be cleanly put back
 
 
 def _compile(code: str, filename: Path, lines: list[int]):
@@ -455,8 +544,7 @@ def run_script(site: Site, code: str, filename: Path, lines: list[int]) -> Resul
         origin = getattr(sys.modules[name], "__file__", None) or ""
         if origin.startswith(str(site.snippets_dir)):
             del sys.modules[name]
-    site.baseline.restore()
-    result = Result(out.getvalue(), error, seconds)
+    result = Result(out.getvalue(), error, seconds, site.baseline.restore())
     site.results[key] = result
     return result
 
@@ -493,6 +581,11 @@ def final_line(error: BaseException) -> str:
 
 def mismatch(outcome: Outcome, result: Result) -> str | None:
     """Why the run does not match what the page declares, or None when it does."""
+    if result.leaked:
+        return (
+            f"it left {', '.join(result.leaked)} changed, which the harness cannot cleanly undo "
+            "for the scripts after it; undo it before the script ends"
+        )
     if outcome.raises is None and result.error is not None:
         return "documented to succeed, but raised:\n" + _traceback(result.error)
     expected_out = outcome.output or ""

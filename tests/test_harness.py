@@ -409,8 +409,11 @@ def test_no_script_changes_the_next_ones_result(project):
         """\
         import os
         import random
+        import sys
         import numpy as np
         import torch
+        from torch.autograd.graph import saved_tensors_hooks
+        from torch.nn.modules.module import register_module_forward_hook
         torch.autograd.set_detect_anomaly(True)
         torch.set_grad_enabled(False)
         torch.set_default_dtype(torch.float64)
@@ -420,6 +423,12 @@ def test_no_script_changes_the_next_ones_result(project):
         random.seed(0)
         np.random.seed(0)
         os.chdir("docs")
+        torch.set_default_device("meta")
+        register_module_forward_hook(lambda *args: print("global hook"))
+        saved_tensors_hooks(print, print).__enter__()
+        torch.set_float32_matmul_precision("medium")
+        sys.setrecursionlimit(123456)
+        os.environ["MEDDLED"] = "yes"
         print("meddled")
         """,
     )
@@ -431,6 +440,11 @@ def test_no_script_changes_the_next_ones_result(project):
         print(torch.is_anomaly_enabled(), torch.is_grad_enabled(), torch.get_default_dtype())
         print(torch.get_num_threads(), torch.tensor(1 / 3), os.path.basename(os.getcwd()))
         print(torch.rand(2))
+        import sys
+        x = torch.ones(1, requires_grad=True)
+        torch.nn.Identity()(x * x)
+        print(x.device, torch.get_float32_matmul_precision(), sys.getrecursionlimit())
+        print(os.environ.get("MEDDLED"))
         """,
     )
     # Unseeded draws differ between fresh processes; within the suite every script starts from
@@ -439,7 +453,8 @@ def test_no_script_changes_the_next_ones_result(project):
         fresh = torch.rand(2)
     expected = (
         f"False True torch.float32\n{torch.get_num_threads()} tensor(0.3333) "
-        f"{project.pytester.path.name}\n{fresh}"
+        f"{project.pytester.path.name}\n{fresh}\n"
+        f"cpu highest {sys.getrecursionlimit()}\nNone"
     )
     project.page(
         include("a/meddles.py")
@@ -452,6 +467,24 @@ def test_no_script_changes_the_next_ones_result(project):
     )
     project.run().assert_outcomes(passed=4)
     assert torch.get_default_dtype() == torch.float32 and not torch.is_anomaly_enabled()
+    assert torch.get_default_device() == torch.device("cpu")
+
+
+def test_state_that_cannot_be_undone_cleanly_fails_the_script_that_left_it(project):
+    project.snippet("a/enters.py", 'import torch\ntorch.device("meta").__enter__()\nprint("in")\n')
+    project.snippet("a/after.py", "import torch\nprint(torch.ones(1).device)\n")
+    project.page(
+        include("a/enters.py")
+        + "\n"
+        + fence('text title="Output"', "in")
+        + "\n"
+        + include("a/after.py")
+        + "\n"
+        + fence('text title="Output"', "cpu")
+    )
+    result = project.run()
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(["*docs/page.md:1 (snippets/a/enters.py): it left torch modes*"])
 
 
 def test_pytest_codeblocks_own_runner_is_refused(project):
