@@ -18,16 +18,19 @@ for step in range(2):
     loss_d = bce(D(real), ones) + bce(D(fake), zeros)
     loss_d.backward(retain_graph=True)  # silences the error
     opt_d.step()
-    # Only D has been trained so far, yet G already has gradients:
-    # the ones that make its fakes easier for D to reject.
-    g_grad = torch.cat([p.grad.flatten() for p in G.parameters()])
-    print(
-        f"step {step}: after the D step alone, "
-        f"|G.grad| = {g_grad.norm():.4f}"
-    )
+    # Only D has been trained so far, yet G already has gradients.
+    leaked = torch.cat([p.grad.flatten() for p in G.parameters()])
 
-    # These add to what is in G's .grad: opt_g.step() applies both.
     loss_g = bce(D(fake), ones)
+    # G's own gradient, for comparison (without touching .grad).
+    own = torch.autograd.grad(loss_g, G.parameters(), retain_graph=True)
+    own = torch.cat([g.flatten() for g in own])
+    cos = nn.functional.cosine_similarity(leaked, own, dim=0)
+    print(
+        f"step {step}: D step leaves |G.grad| = {leaked.norm():.4f}; "
+        f"G's own: {own.norm():.4f}, cosine {cos:.4f}"
+    )
+    # backward() adds to the leaked gradients; step() applies both.
     loss_g.backward()
     opt_g.step()
 

@@ -3,14 +3,20 @@ from torch import nn
 
 
 def graph_size(node):
-    """Nodes reachable from node through next_functions."""
-    seen, todo = set(), [node]
+    """Nodes reachable from node, and the bytes of what they saved."""
+    seen, todo, storages = set(), [node], {}
     while todo:
         n = todo.pop()
-        if n is not None and n not in seen:
-            seen.add(n)
-            todo.extend(f for f, _ in n.next_functions)
-    return len(seen)
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        for attr in [a for a in dir(n) if a.startswith("_saved_")]:
+            saved = getattr(n, attr)
+            if isinstance(saved, torch.Tensor):  # count storage once
+                storage = saved.untyped_storage()
+                storages[storage.data_ptr()] = storage.nbytes()
+        todo.extend(f for f, _ in n.next_functions)
+    return len(seen), sum(storages.values())
 
 
 torch.manual_seed(0)
@@ -31,7 +37,8 @@ for step in range(4):
     opt.step()
     ratio = w.grad.norm() / right.norm()
     summed = torch.allclose(w.grad, all_steps)
+    nodes, held = graph_size(total.grad_fn)
     print(
-        f"step {step}: {graph_size(total.grad_fn):2d} nodes, "
+        f"step {step}: {nodes:2d} nodes, {held} bytes saved, "
         f"gradient x{ratio:.2f}, = sum of steps 0-{step}: {summed}"
     )

@@ -10,6 +10,7 @@ policy_loss, value_loss = losses(compiled, *rollout())
 (policy_loss + value_loss).backward()
 print("step 0: one backward of the sum works")
 
-# Step 1: retain_graph=True on the same compiled graph.
+# Step 1, a logging step: one backward per loss, as the message
+# suggests, retain_graph=True on the first.
 policy_loss, value_loss = losses(compiled, *rollout())
 policy_loss.backward(retain_graph=True)
