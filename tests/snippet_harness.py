@@ -318,7 +318,8 @@ def _lexer(syntax: str) -> str:
 
 
 def _unclosed_fence(raw: list[str]) -> int:
-    """Line of the fence that runs to the end of the page, as pytest-codeblocks pairs fences."""
+    """Line of the fence that runs to the end of the page, as pytest-codeblocks pairs fences
+    (1 if the page fails for another reason)."""
     # Closing it at the end lets the engine itself say where it opens.
     try:
         return extract_from_buffer(io.StringIO("\n".join(raw) + "\n" + "`" * 100))[-1].lineno
@@ -438,7 +439,7 @@ def _pop_modes(lengths: tuple[int, int]):
 
 
 def _pop_saved_tensors_hooks(hooks):
-    """Leave the hooks a script pushed (a saved_tensors_hooks context it never exited)."""
+    """Pop what a script pushed and never popped (a saved_tensors_hooks it never exited)."""
     from torch._C import _autograd
 
     while (top := _autograd._top_saved_tensors_default_hooks(True)) is not None and top != hooks:
