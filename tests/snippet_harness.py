@@ -693,9 +693,19 @@ def _record_tested_version(path: Path, passed: bool):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    record = session.config.getoption("--record-tested-version")
-    if record:
+    config = session.config
+    record = config.getoption("--record-tested-version")
+    # A failure anywhere unlists the version; only the whole suite passing lists it.
+    whole = (
+        config.args_source == pytest.Config.ArgsSource.TESTPATHS
+        and not config.option.keyword
+        and not config.option.markexpr
+        and not config.option.lf
+    )
+    if record and (exitstatus != 0 or whole):
         _record_tested_version(Path(record), passed=exitstatus == 0)
+    elif record:
+        config.get_terminal_writer().line(f"{record} left as it was: not the whole suite ran")
     target = session.config.getoption("--snippet-timings")
     if target:
         site: Site = session.config.stash[SCRIPT_KEY]

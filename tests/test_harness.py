@@ -502,3 +502,25 @@ def test_a_build_config_that_would_drop_missing_snippets_is_refused(project):
     result = project.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*pymdownx.snippets*check_paths: true*"])
+
+
+def test_only_a_whole_passing_run_lists_the_torch_version(project):
+    import torch
+
+    version = torch.__version__.split("+")[0]
+    record = project.pytester.path / "versions.md"
+    project.snippet("a/works.py", 'print("fixed")\n')
+    project.snippet("a/other.py", 'print("other")\n')
+    project.page(
+        include("a/works.py") + "\n" + fence('text title="Output"', "fixed") + "\n"
+        "\n" + include("a/other.py") + "\n" + fence('text title="Output"', "other")
+    )
+    project.run(f"--record-tested-version={record}", "snippets/a/works.py")
+    assert not record.exists(), "a run of one file listed the version"
+    project.run(f"--record-tested-version={record}", "-k", "works")
+    assert not record.exists(), "a run narrowed by -k listed the version"
+    project.run(f"--record-tested-version={record}").assert_outcomes(passed=4)
+    assert record.read_text() == f"- torch {version}\n"
+    project.snippet("a/other.py", 'print("changed")\n')
+    project.run(f"--record-tested-version={record}", "snippets/a/other.py")
+    assert record.read_text() == "", "a failing run, even a partial one, unlists the version"
