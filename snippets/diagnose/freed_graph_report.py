@@ -1,18 +1,31 @@
-"""report_freed(tensor): which nodes behind a tensor were already freed.
+"""freed_graph_report.py: report_freed(tensor) lists the nodes behind a
+tensor whose saved tensors a backward already freed.
 
-Copy this file next to your script and call report_freed(loss) just
-before the backward that fails. Turn on
+Save this file as freed_graph_report.py next to your script, then call
+report_freed(loss) just before the backward that fails. Turn on
 torch.autograd.set_detect_anomaly(True) before the forward pass to also
 see the line of your code that created each node. Plain PyTorch.
 """
 
 import os
 import re
+import sysconfig
 from collections import Counter
 
 import torch
 
-_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+# Frames in these are library code; the line to show is yours.
+_LIBRARY_DIRS = tuple(
+    {os.path.dirname(torch.__file__) + os.sep}
+    | {
+        sysconfig.get_paths()[key] + os.sep
+        for key in ("stdlib", "platstdlib", "purelib", "platlib")
+    }
+)
+_PACKAGES = tuple(
+    f"{os.sep}{name}{os.sep}"
+    for name in ("site-packages", "dist-packages")
+)
 _FRAME = re.compile(r'File "(.+)", line (\d+), in .+(?:\n *(.*))?')
 _GONE = ("freed", "ran")
 _HEADINGS = {
@@ -23,20 +36,53 @@ _HEADINGS = {
 }
 
 
+def _hooked(raw):
+    """True if saved-tensor hooks hold it: unpacking would call them,
+    and under checkpoint(use_reentrant=False) re-run the forward. The
+    backward that frees a saved tensor drops its hooks too."""
+    raws = raw if isinstance(raw, (list, tuple)) else [raw]
+    return any(getattr(r, "unpack_hook", None) for r in raws)
+
+
+def _custom_state(node):
+    # A custom Function (or a compiled region). Once its backward ran,
+    # its saved tensors raise, even if it saved nothing.
+    try:
+        if _hooked(node._raw_saved_tensors):
+            return "saved"
+        return "saved" if node.saved_tensors else "none"
+    except RuntimeError as e:
+        return "ran" if "freed" in str(e) else "unusable"
+
+
+def _copy_slices_state(node):
+    # `a[0] = v` on a tensor with a graph: CopySlices saves no tensor of
+    # its own, and backward frees the node it wraps. Called with a
+    # gradient of the wrong shape, it raises this site's error if that
+    # node is gone, and otherwise fails on the shape before computing
+    # anything (CopySlices::apply_impl in functions/tensor.cpp).
+    shape = node._input_metadata[0].shape
+    try:
+        node(torch.empty(0, *shape, device="meta"))
+    except RuntimeError as e:
+        return "freed" if "freed" in str(e) else "saved"
+    return "saved"
+
+
 def _state(node):
     """One of: saved, none (saves no tensor), freed, ran, unusable."""
     if isinstance(node, torch.autograd.function.BackwardCFunction):
-        # A custom Function (or a compiled region). Once its backward
-        # ran, ctx.saved_tensors raises, even if nothing was saved.
-        try:
-            return "saved" if node.saved_tensors else "none"
-        except RuntimeError as e:
-            return "ran" if "freed" in str(e) else "unusable"
+        return _custom_state(node)
+    if _name(node) == "CopySlices":
+        return _copy_slices_state(node)
     state = "none"
     for name in dir(node):
         if not name.startswith("_saved_"):
             continue
         try:
+            if _hooked(getattr(node, "_raw" + name, None)):
+                state = "saved"  # held by hooks: do not unpack
+                continue
             value = getattr(node, name)
         except RuntimeError as e:
             # "freed": the error this site is about; anything else
@@ -52,13 +98,21 @@ def _name(node):
     return type(node).__name__
 
 
+def _is_library(path):
+    return (
+        path.startswith(_LIBRARY_DIRS)
+        or any(p in path for p in _PACKAGES)
+        or path.startswith("<frozen")
+    )
+
+
 def _made_at(node):
     """Your innermost line in the forward stack anomaly mode kept."""
     stack = node.metadata.get("traceback_")
     if not stack:
         return "line unknown (anomaly mode was off)"
     frames = [_FRAME.search(entry).groups() for entry in stack]
-    mine = [f for f in frames if not f[0].startswith(_TORCH_DIR)]
+    mine = [f for f in frames if not _is_library(f[0])]
     path, line, code = (mine or frames)[-1]
     code = (code or "").split("  #")[0].strip()  # drop a comment
     return f"{os.path.basename(path)}:{line}  {code}".rstrip()
@@ -103,10 +157,14 @@ def report_freed(tensor):
             if crosses and via[node] not in joins:
                 joins.append(via[node])
 
-    freed = sum(states[n] == "freed" for n in order)
-    print(
-        f"{freed} of {len(order)} nodes behind {_name(root)} were freed"
-    )
+    counts = Counter(states.values())
+    summary = f"{counts['freed']} of {len(order)} nodes behind "
+    summary += f"{_name(root)} were freed"
+    if counts["ran"]:
+        summary += f", {counts['ran']} already ran"
+    if counts["unusable"]:
+        summary += f", {counts['unusable']} unusable"
+    print(summary)
     for state, heading in _HEADINGS.items():
         nodes = [n for n in order if states[n] == state]
         if nodes:
@@ -118,10 +176,18 @@ def report_freed(tensor):
     elif joins:
         print("reached from:")
         _print_grouped(joins)
-    empty = sum(states[n] == "none" for n in order)
-    if empty:
-        nodes = "node saves" if empty == 1 else "nodes save"
-        print(f"{empty} {nodes} no tensor: never freed, not listed")
+        if states[root] == "none" and not counts["saved"]:
+            # Nothing behind it still holds a tensor: a backward may
+            # have run the root too, and a root that saves nothing
+            # cannot show it.
+            print(
+                "  or the tensor itself was already backpropagated "
+                f"({_name(root)} saves no tensor: no way to tell)"
+            )
+    none = counts["none"]
+    if none:
+        nodes = "node saves" if none == 1 else "nodes save"
+        print(f"{none} {nodes} no tensor: never freed, not listed")
     return [n for n in order if states[n] in _GONE]
 
 
@@ -129,7 +195,6 @@ if __name__ == "__main__":
     torch.autograd.set_detect_anomaly(True)  # only to name the lines
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp()
-    loss = (y * y).sum()
-    loss.backward()
-    later = loss + y.sum()  # y's graph was freed by that backward
+    y.sum().backward()
+    later = y.pow(2).sum()  # reuses y: its graph is freed
     report_freed(later)
