@@ -13,7 +13,6 @@ import json
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import time
@@ -72,12 +71,17 @@ def memory(name, batch, retain):
         loss = loss_of(model, x, y)
     forward = saved.held()
     loss.backward(retain_graph=retain)
-    return dict(
+    result = dict(
         saved=forward,
         held_saved=saved.held(),
         peak=peak_rss() - start,
         held=rss() - start,
+        grads=sum(p.grad.nbytes for p in model.parameters()),
     )
+    # What stays is then neither the graph nor the gradients.
+    del loss
+    model.zero_grad(set_to_none=True)
+    return dict(result, rest=rss() - start)
 
 
 def cuda_memory(name, batch, retain):
@@ -114,8 +118,8 @@ def two_passes(name, batch, repeats):
         loss_of(model, x, y).backward()
 
     # Other work on the machine slows some runs, never speeds one up:
-    # keep the fastest run of each, and compare the two within each
-    # round, where both ran under the same conditions.
+    # keep the fastest run of each. The two take turns, so that a
+    # slow spell of the machine falls on both.
     runs, grads = {retain: [], recompute: []}, {}
     for _ in range(repeats + 1):  # the first round warms up
         for way in runs:
@@ -125,8 +129,6 @@ def two_passes(name, batch, repeats):
             runs[way].append(time.perf_counter() - start)
             grads[way] = [p.grad for p in model.parameters()]
     times = {way.__name__: min(t[1:]) for way, t in runs.items()}
-    pairs = zip(runs[recompute][1:], runs[retain][1:])
-    times["ratio"] = statistics.median(a / b for a, b in pairs)
     same = all(
         torch.allclose(a, b, rtol=1e-4, atol=1e-6)
         for a, b in zip(grads[retain], grads[recompute])
@@ -180,14 +182,18 @@ def measure(size, fresh):
             if torch.cuda.is_available():
                 results["cuda"][key] = cuda_memory(name, batch, retain)
         results["time"][name] = two_passes(name, batch, size["repeats"])
-    for variant in LEAKS:
-        args = variant, size["leak_batch"], size["chunks"]
-        runs = [run(leak, *args) for _ in range(size["leak_runs"])]
+    # The variants take turns, so that a slow spell of the machine
+    # falls on all of them, not on every run of one.
+    runs = {variant: [] for variant in LEAKS}
+    for _ in range(size["leak_runs"]):
+        for variant in LEAKS:
+            args = variant, size["leak_batch"], size["chunks"]
+            runs[variant].append(run(leak, *args))
+    for variant, done in runs.items():
         # Memory is the same every run; time: each chunk's fastest.
-        fastest = [
-            min(chunk) for chunk in zip(*(r["seconds"] for r in runs))
-        ]
-        results["leak"][variant] = dict(runs[0], seconds=fastest)
+        seconds = zip(*(r["seconds"] for r in done))
+        fastest = [min(chunk) for chunk in seconds]
+        results["leak"][variant] = dict(done[0], seconds=fastest)
     return results
 
 
@@ -225,10 +231,11 @@ def machine():
     ram = psutil.virtual_memory().total / 2**30
     gpu = "no CUDA device"
     if torch.cuda.is_available():
-        gpu = "CUDA: " + torch.cuda.get_device_name()
+        name = torch.cuda.get_device_name()
+        gpu = f"CUDA device {name}, used only for the GPU table"
     return (
         f"{cpu}, {os.cpu_count()} cores ({torch.get_num_threads()} "
-        f"torch threads), {ram:.0f} GiB RAM, {gpu}; "
+        f"torch threads), {ram:.0f} GiB RAM; {gpu}; "
         f"{platform.system()}, Python {platform.python_version()}, "
         f"torch {torch.__version__}; "
         f"{datetime.date.today().isoformat()}"
@@ -242,60 +249,111 @@ def table(header, rows):
     return lines + [""]
 
 
-def mb(n, sign="+"):
-    return f"{sign}{n / MiB:.1f} MiB"
+def mb(n, signed=True):
+    return f"{n / MiB:{'+' if signed else ''}.1f} MiB"
 
 
-def write_table(results, size):
-    batches = size["batch"].items()
-    ways = ["`backward()`", "`retain_graph=True`"]
-    text = [f"Measured on: {machine()}.", ""]
-    text += ["**One forward and backward pass:**", ""]
-    mem = results["memory"]
+def ms(seconds):
+    """Rounded as the tables show it; sentences compute from this."""
+    return round(seconds * 1e3)
+
+
+def which(names, every):
+    """The models a sentence holds for, in words."""
+    if list(names) == list(every):
+        return "every model"
+    if not names:
+        return "no model"
+    *rest, last = [f"the {n}" for n in names]
+    return f"{', '.join(rest)} and {last}" if rest else last
+
+
+WAYS = ["`backward()`", "`retain_graph=True`"]
+
+
+def memory_part(mem, batches):
+    """The first table, and what follows from it in this run."""
+    models = [name for name, _ in batches]
+    text = ["**One forward and backward pass, on the CPU:**", ""]
     text += table(
         ["model (batch)", "saved by the forward (counted)"]
-        + [f"peak RSS, {w}" for w in ways]
-        + [f"RSS held after, {w}" for w in ways],
+        + [f"peak RSS, {w}" for w in WAYS]
+        + [f"RSS held after, {w}" for w in WAYS],
         [
-            [f"{name} ({batch})", mb(mem[name, True]["saved"], "")]
+            [f"{name} ({batch})", mb(mem[name, True]["saved"], False)]
             + [mb(mem[name, r]["peak"]) for r in (False, True)]
             + [mb(mem[name, r]["held"]) for r in (False, True)]
             for name, batch in batches
         ],
     )
-    cuda = results["cuda"]
-    if cuda:
-        device = torch.cuda.get_device_name()
-        text += [f"On the GPU ({device}), `max_memory_allocated`:", ""]
-        text += table(
-            ["model (batch)"]
-            + [f"peak, {w}" for w in ways]
-            + [f"held after, {w}" for w in ways],
-            [
-                [f"{name} ({batch})"]
-                + [mb(cuda[name, r]["peak"]) for r in (False, True)]
-                + [mb(cuda[name, r]["held"]) for r in (False, True)]
-                for name, batch in batches
-            ],
-        )
-    else:
-        text += ["No CUDA device on this machine: no GPU figures.", ""]
-    rows = []
-    for name, batch in batches:
-        t = results["time"][name]
-        rows.append(
-            [
-                f"{name} ({batch})",
-                f"{t['retain'] * 1e3:.0f} ms",
-                f"{t['recompute'] * 1e3:.0f} ms",
-                f"{t['ratio'] - 1:+.0%}",
-                mb(mem[name, True]["saved"], ""),
-            ]
-        )
-    text += [
-        "**Two backward passes** (the fastest of "
-        f"{size['repeats']} runs each; what recomputing costs: the"
-        " median over back-to-back pairs of runs):",
+    plain = {n: mem[n, False] for n in models}
+    kept = {n: mem[n, True] for n in models}
+    held = [n for n in models if kept[n]["held"] > plain[n]["held"]]
+    rise = {n: kept[n]["peak"] - plain[n]["peak"] for n in models}
+    rose = [n for n in models if rise[n] > 0]
+    kept_vs_plain = "; ".join(
+        f"the {n}, {mb(kept[n]['held'])} against {mb(plain[n]['held'])}"
+        for n in models
+    )
+    left = "; ".join(
+        f"the {n}'s {mb(plain[n]['held'])} include its new gradients "
+        f"({mb(plain[n]['grads'], False)}), and {mb(plain[n]['rest'])}"
+        " stayed once they and `loss` were deleted"
+        for n in models
+    )
+    peaks = "; ".join(
+        f"the {n}'s by {mb(rise[n])}, "
+        f"{rise[n] / kept[n]['saved']:.0%} of what its graph saved"
+        for n in models
+    )
+    return text + [
+        "In this run:",
+        "",
+        "- **After the pass, `retain_graph=True` held more memory than "
+        f"`backward()` for {which(held, models)}**: {kept_vs_plain}.",
+        "- **What `backward()` left is not the graph**, which holds no"
+        f" saved tensor by then: {left}.",
+        "- **`retain_graph=True` raised the peak for "
+        f"{which(rose, models)}**: {peaks}.",
+        "",
+    ]
+
+
+def cuda_part(cuda, batches):
+    if not cuda:
+        return ["No CUDA device on this machine: no GPU figures.", ""]
+    gpu = torch.cuda.get_device_name()
+    text = [
+        f"**The same pass on the GPU** ({gpu}), from PyTorch's CUDA"
+        " allocator, counted from just before the forward pass: the"
+        " peak is `torch.cuda.max_memory_allocated()` during the pass,"
+        " what stays is `torch.cuda.memory_allocated()` after it:",
+        "",
+    ]
+    return text + table(
+        ["model (batch)"]
+        + [f"peak allocated, {w}" for w in WAYS]
+        + [f"allocated after, {w}" for w in WAYS],
+        [
+            [f"{name} ({batch})"]
+            + [mb(cuda[name, r]["peak"]) for r in (False, True)]
+            + [mb(cuda[name, r]["held"]) for r in (False, True)]
+            for name, batch in batches
+        ],
+    )
+
+
+def time_part(results, batches, repeats):
+    mem, models = results["memory"], [name for name, _ in batches]
+    shown = {
+        n: (ms(t["retain"]), ms(t["recompute"]))
+        for n, t in results["time"].items()
+    }
+    costs = {n: f"{c / r - 1:+.0%}" for n, (r, c) in shown.items()}
+    text = [
+        "**Two backward passes, on the CPU** (each time: the fastest "
+        f"of {repeats} runs; recomputing costs: the second time over "
+        "the first, minus one):",
         "",
     ]
     text += table(
@@ -306,12 +364,33 @@ def write_table(results, size):
             "recomputing costs",
             "retain holds in between",
         ],
-        rows,
+        [
+            [
+                f"{name} ({batch})",
+                f"{shown[name][0]} ms",
+                f"{shown[name][1]} ms",
+                costs[name],
+                mb(mem[name, True]["saved"], False),
+            ]
+            for name, batch in batches
+        ],
     )
+    slower = [n for n in models if shown[n][1] > shown[n][0]]
+    each = ", ".join(f"the {n} {costs[n]}" for n in models)
+    return text + [
+        "In this run, **recomputing took longer than a second backward "
+        f"over the retained graph for {which(slower, models)}** "
+        f"({each}); what the retained graph costs instead is the memory"
+        " in the last column, held between the two passes.",
+        "",
+    ]
+
+
+def leak_part(leaks, size):
     n = size["chunks"]
-    text += [
-        "**The leak loop, one backward per chunk** (times: the fastest"
-        f" of {size['leak_runs']} runs):",
+    text = [
+        "**The leak loop, one backward per chunk, on the CPU** (times: "
+        f"the fastest of {size['leak_runs']} runs):",
         "",
     ]
     text += table(
@@ -328,13 +407,70 @@ def write_table(results, size):
                 variant,
                 mb(steps["rss"][0]),
                 mb(steps["rss"][-1]),
-                mb(steps["saved"][-1], ""),
-                f"{steps['seconds'][0] * 1e3:.0f} ms",
-                f"{steps['seconds'][-1] * 1e3:.0f} ms",
+                mb(steps["saved"][-1], False),
+                f"{ms(steps['seconds'][0])} ms",
+                f"{ms(steps['seconds'][-1])} ms",
             ]
-            for variant, steps in results["leak"].items()
+            for variant, steps in leaks.items()
         ],
     )
+
+    def slowdown(steps):
+        first, last = ms(steps["seconds"][0]), ms(steps["seconds"][-1])
+        return f"{last / first:.1f}"
+
+    carried = leaks["retain, carried"]
+    rss = carried["rss"]
+    grew = [b - a for a, b in zip(rss, rss[1:])]
+    rose = sum(g > 0 for g in grew)
+    if rose == len(grew):
+        rose = "after every chunk"
+    else:
+        rose = f"after {rose} of chunks 2 to {n}"
+    detached = {v: s for v, s in leaks.items() if s is not carried}
+    spread = max(
+        max(s["rss"]) - min(s["rss"]) for s in detached.values()
+    )
+    slowdowns = " and ".join(
+        f"{slowdown(s)} times as long as chunk 1 ({v})"
+        for v, s in detached.items()
+    )
+    alt = "; ".join(
+        f"{v}, RSS from {mb(s['rss'][0])} to {mb(s['rss'][-1])} and "
+        f"each chunk's time from {ms(s['seconds'][0])} to "
+        f"{ms(s['seconds'][-1])} ms"
+        for v, s in leaks.items()
+    )
+    return text + [
+        "In this run:",
+        "",
+        f"- **Retained and carried, RSS rose {rose}** (by "
+        f"{mb(min(grew), False)} to {mb(max(grew), False)} a chunk, in"
+        " the plot below), "
+        f"and chunk {n} took {slowdown(carried)} times as long as "
+        "chunk 1.",
+        "- **Detached, with or without `retain_graph`, RSS varied by at"
+        f" most {mb(spread, False)} over the {n} chunks**, and chunk "
+        f"{n} took {slowdowns}.",
+        "",
+        f"![Memory and time per chunk, from the table above: {alt}.]"
+        "(costs/memory.png)",
+    ]
+
+
+def write_table(results, size):
+    """results.md: the tables, and what each shows in this run."""
+    batches = size["batch"].items()
+    # Two sections: the page includes each where it talks about it.
+    text = ["<!-- --8<-- [start:measured] -->"]
+    text += [f"Measured on: {machine()}.", ""]
+    text += memory_part(results["memory"], batches)
+    text += cuda_part(results["cuda"], batches)
+    text += time_part(results, batches, size["repeats"])
+    text += ["<!-- --8<-- [end:measured] -->"]
+    text += ["<!-- --8<-- [start:leak] -->"]
+    text += leak_part(results["leak"], size)
+    text += ["<!-- --8<-- [end:leak] -->", ""]
     (OUT / "results.md").write_text("\n".join(text))
 
 
