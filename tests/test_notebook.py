@@ -4,17 +4,21 @@ Checked the way the snippet harness checks a page: the one cell tagged `raises-e
 the exact error, every other cell succeeds, and the outputs saved in the .ipynb (what GitHub and a
 downloaded copy show) are the outputs the code prints now. The build also runs the notebook, with
 `allow_errors: false`, so an unexpected error anywhere fails it; the built page is checked here for
-its download link, its search entries and its scripts.
+its download link, its search entries, its scripts, its heading ids, its description, and the
+notebook's links into the site.
 """
 
 import copy
 import json
 import re
+import urllib.parse
 from pathlib import Path
 
 import nbformat
 import pytest
+from mkdocs.utils import yaml_load
 from nbclient import NotebookClient
+from test_site import _Page, broken_links
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "walkthrough.ipynb"
@@ -85,6 +89,18 @@ def fresh(stored):
     )
     client.execute()
     return nb
+
+
+def test_every_heading_has_an_explicit_id(stored):
+    """As on the Markdown pages: a link to a heading must survive a reworded heading."""
+    missing = [
+        line
+        for cell in stored.cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if re.match(r"#{1,6} ", line) and not re.search(r' <a id="[a-z0-9-]+"></a>$', line)
+    ]
+    assert not missing, f'headings without an <a id="..."></a> at their end: {missing}'
 
 
 def test_exactly_one_cell_is_documented_to_raise(stored):
@@ -161,3 +177,44 @@ def test_the_page_loads_and_names_no_cdn(site):
     assert not remote, f"scripts from another origin: {remote}"
     named = sorted(set(re.findall(r"https?://(?:cdnjs|cdn|unpkg)[\w.-]*/[^\"' )]*", html)))
     assert not named, f"CDN addresses in the page, loaded on some condition: {named}"
+
+
+def test_the_page_keeps_the_explicit_heading_ids(site, stored):
+    wanted = [
+        m.group(1)
+        for cell in stored.cells
+        if cell.cell_type == "markdown"
+        for m in re.finditer(r'^#{1,6} .* <a id="([a-z0-9-]+)"></a>$', cell.source, re.M)
+    ]
+    page = _Page((site / PAGE).read_text())
+    assert page.headings == wanted
+    # The table of contents and the headings' own permalinks.
+    targets = set(re.findall(r'href="#([^"]+)"', (site / PAGE).read_text()))
+    assert not targets - page.ids, f"links to no element on the page: {targets - page.ids}"
+
+
+def test_every_link_into_the_site_resolves(site):
+    """The notebook links to the site by absolute URL, which a downloaded copy needs and which
+    neither MkDocs' link validation nor the offline test follows."""
+    site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"]
+    links = re.findall(re.escape(site_url) + r"[^\s\\\"'<>()\[\]]*", NOTEBOOK.read_text())
+    assert len(links) > 3, "no links into the site found: this check would prove nothing"
+    root = urllib.parse.urlsplit(site_url).path
+    contract = {}
+    for link in links:
+        parts = urllib.parse.urlsplit(link)
+        anchors = contract.setdefault("/" + parts.path.removeprefix(root), {})
+        if parts.fragment:
+            anchors[parts.fragment] = None
+    problems = broken_links(site, contract)
+    assert not problems, "links in the notebook that do not resolve:\n" + "\n".join(problems)
+
+
+def test_the_page_has_its_own_description(site, stored):
+    """Link previews: the notebook's metadata feeds the page's description, as front matter does."""
+    description = stored.metadata["mkdocs"]["description"]
+    site_description = yaml_load((ROOT / "mkdocs.yml").read_text())["site_description"]
+    assert description and description != site_description
+    meta = _Page((site / PAGE).read_text()).meta
+    for name in ("description", "og:description", "twitter:description"):
+        assert meta.get(name) == description, name

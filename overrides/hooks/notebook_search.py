@@ -11,14 +11,22 @@
 - Download: under the title, a link to the .ipynb that `include_source: true` copies next to
   the page. It is added to the finished page, after print-site took the page's content: in the
   PDF it would point at a file that is not there.
+- Links: a heading that holds an empty `<a id="..."></a>` (Jupyter's own way to give a heading
+  an anchor, invisible in Jupyter) takes that id, on the page and in its table of contents, in
+  place of the id derived from its wording: links to it survive a reworded heading, as the
+  Markdown pages' `{ #id }` do. Notebook metadata under `"mkdocs"` becomes the page's meta, as
+  front matter does on a Markdown page: `"description"` feeds the link previews.
 - Reading: code cells take the site's syntax colours (Jupyter's default ones are below WCAG's
   4.5:1 contrast, and ignore the dark scheme), the error's red name reads like the rest of its
   line, and a code cell that scrolls sideways can be scrolled from the keyboard, as Material
   does for its own code blocks.
 """
 
+import html as html_lib
+import json
 import posixpath
 import re
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -33,6 +41,10 @@ MERMAID_LOADER = re.compile(
     r'\s*const diagrams = document\.querySelectorAll\("\.jp-Mermaid > pre\.mermaid"\);'
     r".*?</script>",
     re.S,
+)
+EXPLICIT_ID = re.compile(
+    r'<h([1-6]) id="([^"]*)">(.*?)\s*<a id="([^"]+)"></a>(.*?)'
+    r'<a class="anchor-link" href="#\2">'
 )
 CODE_CELL = re.compile(r'<div class="highlight-ipynb\b[^"]*"')
 # Pygments token classes and the Material colour each gets on the site's own code blocks.
@@ -61,11 +73,40 @@ STYLE = "<style>\n{}\n</style>\n".format(
 )
 
 
+def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri.endswith(".ipynb"):
+        notebook = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
+        page.meta = {**notebook["metadata"].get("mkdocs", {}), **page.meta}
+    return markdown
+
+
+def _explicit_ids(html, page):
+    """Give each heading the id of the `<a id>` it holds, in the HTML and the table of contents."""
+    ids = {}
+
+    def retarget(m):
+        level, _, before, new, after = m.groups()
+        text = html_lib.unescape(re.sub(r"<[^>]+>", "", before + after)).strip()
+        ids[text] = new
+        return f'<h{level} id="{new}">{before}{after}<a class="anchor-link" href="#{new}">'
+
+    html = EXPLICIT_ID.sub(retarget, html)
+
+    def walk(items):
+        for item in items:
+            item.id = ids.get(item.title.strip(), item.id)
+            walk(item.children)
+
+    walk(page.toc)
+    return html
+
+
 # Before the plugins (priority 0): print-site copies each page's content into the print page.
 @event_priority(50)
 def on_page_content(html, page, config, files):
     if not page.file.src_uri.endswith(".ipynb"):
         return html
+    html = _explicit_ids(html, page)
     if 'class="jp-Mermaid' in html:
         raise PluginError(
             f"{page.file.src_uri}: a Mermaid output would load Mermaid from a CDN; "
