@@ -268,19 +268,20 @@ def _first_result(search, site, query: str) -> str:
     return urllib.parse.urlsplit(seen).path
 
 
-# The page a reader wants first: the reference says what retain_graph does, the GAN page's fix is
-# detach(), the RNN page is the hidden-state case, and the home page is the error's own page.
+# The page a reader wants first: the reference says what retain_graph does, detach() is the fix
+# of both the GAN and the RNN pages (either one is right), the RNN page is the hidden-state case,
+# and the home page is the error's own page (boosted: every page quotes the error).
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ("retain_graph", "/reference/"),
-        ("detach", "/scenarios/gan/"),
-        ("hidden state", "/scenarios/rnn-hidden-state/"),
-        ("Trying to backward through the graph a second time", "/"),
+        ("retain_graph", {"/reference/"}),
+        ("detach", {"/scenarios/gan/", "/scenarios/rnn-hidden-state/"}),
+        ("hidden state", {"/scenarios/rnn-hidden-state/"}),
+        ("Trying to backward through the graph a second time", {"/"}),
     ],
 )
 def test_search_finds_the_right_page_first(search, site, query, expected):
-    assert _first_result(search, site, query) == expected
+    assert _first_result(search, site, query) in expected
 
 
 def test_the_colour_toggle_switches_and_is_remembered(browser, site):
