@@ -21,7 +21,12 @@ REPEATS = 3
 
 def wall(cmd) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if run.returncode:
+        sys.exit(
+            f"{' '.join(cmd)} failed: a benchmark of a failing run means nothing\n"
+            f"{run.stdout[-3000:]}{run.stderr[-3000:]}"
+        )
     return time.perf_counter() - start
 
 

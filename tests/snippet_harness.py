@@ -700,7 +700,7 @@ def pytest_sessionfinish(session, exitstatus):
         config.args_source == pytest.Config.ArgsSource.TESTPATHS
         and not config.option.keyword
         and not config.option.markexpr
-        and not config.option.lf
+        and not getattr(config.option, "lf", False)  # absent with -p no:cacheprovider
     )
     if record and (exitstatus != 0 or whole):
         _record_tested_version(Path(record), passed=exitstatus == 0)
