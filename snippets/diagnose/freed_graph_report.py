@@ -4,7 +4,8 @@ tensor whose saved tensors a backward already freed.
 Save this file as freed_graph_report.py next to your script, then call
 report_freed(loss) just before the backward that fails. Turn on
 torch.autograd.set_detect_anomaly(True) before the forward pass to also
-see the line of your code that created each node. Plain PyTorch.
+see the line of your code that created each node, and which page of
+the site to read: a guess from the shape of the graph. Plain PyTorch.
 """
 
 import os
@@ -26,8 +27,30 @@ _PACKAGES = tuple(
     f"{os.sep}{name}{os.sep}"
     for name in ("site-packages", "dist-packages")
 )
-_FRAME = re.compile(r'File "(.+)", line (\d+), in .+(?:\n *(.*))?')
+_FRAME = re.compile(r'File "(.+)", line (\d+), in (.+)(?:\n *(.*))?')
 _GONE = ("freed", "ran")
+# The pages _pointer() names, by their path on the site.
+_TWICE = "/scenarios/backward-twice/#which-fix"
+_INPLACE = "/not-this-error/#inplace-modification"
+_CACHED = "/scenarios/hidden-cache/#parametrize-cached"
+_DISTRIBUTION = "/scenarios/hidden-cache/#distribution"
+_HIDDEN = "/scenarios/rnn-hidden-state/#fix-detach-hidden"
+_TOTAL = "/scenarios/running-total/#fix-item"
+_CARRIED = "/diagnose/#carried-grad-fn"
+_LOGP = "/scenarios/reinforcement-learning/#fix-recompute-log-probs"
+_FEATURES = "/scenarios/features-outside-loop/#fix-compute-in-loop"
+_OUTPUT_ONCE = [
+    f"{_FEATURES}  (made before the loop)",
+    "/scenarios/two-losses/#fix-sum-losses  (two losses on it)",
+    "/scenarios/gan/#fix-detach-fake  (a GAN's fake batch)",
+]
+_TENSOR_ONCE = [
+    "/scenarios/parameter-derived-tensor/#fix-derive-in-forward"
+    "  (made from parameters)",
+    f"{_FEATURES}  (made before the loop)",
+]
+_PARAMETRIZE = os.path.join("nn", "utils", "parametrize.py")
+_MODULE_CALL = os.path.join("nn", "modules", "module.py")
 _HEADINGS = {
     "unusable": "unusable for another reason (not this error):",
     "freed": "freed (a backward through them fails):",
@@ -113,9 +136,92 @@ def _made_at(node):
         return "line unknown (anomaly mode was off)"
     frames = [_FRAME.search(entry).groups() for entry in stack]
     mine = [f for f in frames if not _is_library(f[0])]
-    path, line, code = (mine or frames)[-1]
+    path, line, _, code = (mine or frames)[-1]
     code = (code or "").split("  #")[0].strip()  # drop a comment
     return f"{os.path.basename(path)}:{line}  {code}".rstrip()
+
+
+def _frames(node):
+    """(file, line, function) of each frame of the forward stack that
+    anomaly mode kept, outermost first; empty if it was off."""
+    stack = node.metadata.get("traceback_") or ()
+    return [_FRAME.search(entry).groups()[:3] for entry in stack]
+
+
+def _yours(node):
+    """Your frames that made the node: two nodes with the same ones
+    were made by the same lines of your code."""
+    return tuple(f[:2] for f in _frames(node) if not _is_library(f[0]))
+
+
+def _made_in(node, part, functions=None):
+    """True if the node was made inside `part` of PyTorch (a path such
+    as "distributions"), in one of `functions` if given."""
+    where = os.path.join(os.path.dirname(torch.__file__), part)
+    return any(
+        path.startswith(where) and (not functions or f in functions)
+        for path, _, f in _frames(node)
+    )
+
+
+def _entries(root, states):
+    """The freed nodes the new graph reaches first: each is the child of
+    a node that no backward has run yet."""
+    seen, todo, entries = {root}, [root], []
+    for node in todo:
+        for child, _ in node.next_functions:
+            if child is None or hasattr(child, "variable"):
+                continue
+            if child not in seen:
+                seen.add(child)
+                gone = states[child] in _GONE
+                (entries if gone else todo).append(child)
+    return entries
+
+
+def _pointer(root, states, joins):
+    """(what the culprit looks like, [pages to read]): a guess from the
+    shape of the graph. The page that shows this helper lists the rules
+    and their limits (#helper-pointer)."""
+    if states[root] in _GONE:
+        return "this tensor was already backpropagated", [_TWICE]
+    gone = [n for n, s in states.items() if s in _GONE]
+    if not gone:
+        if "unusable" in states.values():
+            return "not this error: a saved tensor changed", [_INPLACE]
+        return None, []
+    if "saved" not in states.values():
+        return "this tensor was already backpropagated?", [_TWICE]
+    entries = _entries(root, states)
+    if not any(_frames(n) for n in entries):
+        return "unknown (anomaly mode was off in the forward)", []
+    if any(_made_in(n, _PARAMETRIZE) for n in entries):
+        return "a parametrized weight computed once", [_CACHED]
+    # A distribution's own tensors are made in its __init__ or, on
+    # first use, by a lazy_property (__get__); log_prob() and the other
+    # methods make new tensors, which the caller keeps.
+    held = ("__init__", "__get__")
+    if any(_made_in(n, "distributions", held) for n in entries) or any(
+        _made_in(n, "distributions") for n in joins
+    ):
+        return "a distribution built once", [_DISTRIBUTION]
+    if any(_made_in(n, "distributions") for n in entries):
+        return "log-probabilities kept from an earlier graph", [_LOGP]
+    old = {_yours(n) for n in gone}
+    if any(_yours(n) in old for n in joins):
+        # The line that reaches the old graph also made it: it took
+        # its own output from an earlier iteration back in.
+        return "a state fed back (an RNN's hidden state?)", [_HIDDEN]
+    live = {_yours(n) for n, s in states.items() if s == "saved"}
+    if old & live:
+        # The same lines made old nodes and new ones: a loop, and a
+        # value from an earlier iteration joins this one's graph.
+        if any(_name(n).startswith(("Add", "Sub")) for n in joins):
+            return "a running total of losses", [_TOTAL]
+        return "a value carried from an earlier iteration", [_CARRIED]
+    if any(_made_in(n, _MODULE_CALL) for n in gone):
+        return "a module output made once, used again", _OUTPUT_ONCE
+    return "a tensor made once, outside any module call", _TENSOR_ONCE
 
 
 def _print_grouped(nodes):
@@ -188,6 +294,11 @@ def report_freed(tensor):
     if none:
         nodes = "node saves" if none == 1 else "nodes save"
         print(f"{none} {nodes} no tensor: never freed, not listed")
+    looks_like, pages = _pointer(root, states, joins)
+    if looks_like:
+        print(f"looks like: {looks_like}")
+    for page in pages:
+        print(f"read: {page}")
     return [n for n in order if states[n] in _GONE]
 
 
