@@ -84,25 +84,6 @@ def memory(name, batch, retain):
     return dict(result, rest=rss() - start)
 
 
-def cuda_memory(name, batch, retain):
-    """The same on the GPU, from the CUDA allocator's counters."""
-    torch.manual_seed(0)
-    model, x, y = MODELS[name](batch)
-    model, x, y = model.cuda(), x.cuda(), y.cuda()
-    loss_of(model, x[:2], y[:2]).backward()
-    model.zero_grad(set_to_none=True)
-    torch.cuda.synchronize()
-    start = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
-    loss = loss_of(model, x, y)
-    loss.backward(retain_graph=retain)
-    torch.cuda.synchronize()
-    return dict(
-        peak=torch.cuda.max_memory_allocated() - start,
-        held=torch.cuda.memory_allocated() - start,
-    )
-
-
 def two_passes(name, batch, repeats):
     """Two backward passes: over a retained graph, or recomputed."""
     torch.manual_seed(0)
@@ -174,13 +155,11 @@ def in_fresh_process(function, *args):
 
 def measure(size, fresh):
     run = in_fresh_process if fresh else (lambda f, *a: f(*a))
-    results = {"memory": {}, "cuda": {}, "time": {}, "leak": {}}
+    results = {"memory": {}, "time": {}, "leak": {}}
     for name, batch in size["batch"].items():
         for retain in (False, True):
             key = name, retain
             results["memory"][key] = run(memory, name, batch, retain)
-            if torch.cuda.is_available():
-                results["cuda"][key] = cuda_memory(name, batch, retain)
         results["time"][name] = two_passes(name, batch, size["repeats"])
     # The variants take turns, so that a slow spell of the machine
     # falls on all of them, not on every run of one.
@@ -229,13 +208,9 @@ def machine():
                 cpu = line.split(":", 1)[1].strip()
                 break
     ram = psutil.virtual_memory().total / 2**30
-    gpu = "no CUDA device"
-    if torch.cuda.is_available():
-        name = torch.cuda.get_device_name()
-        gpu = f"CUDA device {name}, used only for the GPU table"
     return (
         f"{cpu}, {os.cpu_count()} cores ({torch.get_num_threads()} "
-        f"torch threads), {ram:.0f} GiB RAM; {gpu}; "
+        f"torch threads), {ram:.0f} GiB RAM; "
         f"{platform.system()}, Python {platform.python_version()}, "
         f"torch {torch.__version__}; "
         f"{datetime.date.today().isoformat()}"
@@ -317,30 +292,6 @@ def memory_part(mem, batches):
         f"{which(rose, models)}**: {peaks}.",
         "",
     ]
-
-
-def cuda_part(cuda, batches):
-    if not cuda:
-        return ["No CUDA device on this machine: no GPU figures.", ""]
-    gpu = torch.cuda.get_device_name()
-    text = [
-        f"**The same pass on the GPU** ({gpu}), from PyTorch's CUDA"
-        " allocator, counted from just before the forward pass: the"
-        " peak is `torch.cuda.max_memory_allocated()` during the pass,"
-        " what stays is `torch.cuda.memory_allocated()` after it:",
-        "",
-    ]
-    return text + table(
-        ["model (batch)"]
-        + [f"peak allocated, {w}" for w in WAYS]
-        + [f"allocated after, {w}" for w in WAYS],
-        [
-            [f"{name} ({batch})"]
-            + [mb(cuda[name, r]["peak"]) for r in (False, True)]
-            + [mb(cuda[name, r]["held"]) for r in (False, True)]
-            for name, batch in batches
-        ],
-    )
 
 
 def time_part(results, batches, repeats):
@@ -465,7 +416,6 @@ def write_table(results, size):
     text = ["<!-- --8<-- [start:measured] -->"]
     text += [f"Measured on: {machine()}.", ""]
     text += memory_part(results["memory"], batches)
-    text += cuda_part(results["cuda"], batches)
     text += time_part(results, batches, size["repeats"])
     text += ["<!-- --8<-- [end:measured] -->"]
     text += ["<!-- --8<-- [start:leak] -->"]
