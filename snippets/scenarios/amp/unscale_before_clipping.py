@@ -18,13 +18,20 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     loss = nn.functional.mse_loss(model(x), y)
 scaler.scale(loss).backward()
 scaled = grad_norm(model)
-print(f"scale = {scaler.get_scale():.0f}")
+scaled_grads = [p.grad.clone() for p in model.parameters()]
+scale = scaler.get_scale()
+print(f"scale = {scale:.0f}")
 
 scaler.unscale_(opt)  # divides the .grad of opt's parameters in place
 print(
     f"grad norm: {scaled:.1f} scaled, {grad_norm(model):.4f} unscaled"
 )
 print(f"ratio = {scaled / grad_norm(model):.0f}")
+exact = all(
+    torch.equal(s, p.grad * scale)
+    for s, p in zip(scaled_grads, model.parameters())
+)
+print(f"scaled .grad == scale * unscaled .grad: {exact}")
 torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5)
 scaler.step(opt)  # knows unscale_ was called: does not divide again
 scaler.update()

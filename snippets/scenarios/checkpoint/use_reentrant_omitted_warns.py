@@ -12,7 +12,7 @@ x = torch.randn(2, 4, requires_grad=True)
 # catch_warnings restores the warning filters when the block ends.
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    out = checkpoint(block, x)  # use_reentrant not passed
+    checkpoint(block, x)  # use_reentrant not passed
 for w in caught:
     print(f"{w.category.__name__}:")
     print(textwrap.fill(str(w.message), 72))

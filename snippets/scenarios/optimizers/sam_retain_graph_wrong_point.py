@@ -33,3 +33,5 @@ def gap(a, b):
 
 print(f"pass 2 vs the gradient at w:     {gap(g_retained, g_at_w):.4f}")
 print(f"pass 2 vs the gradient at w + e: {gap(g_retained, g_at_e):.4f}")
+same = all(torch.equal(u, v) for u, v in zip(g_retained, g_at_w))
+print(f"pass 2 equals the gradient at w (torch.equal): {same}")
