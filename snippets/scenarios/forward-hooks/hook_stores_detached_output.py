@@ -12,7 +12,7 @@ activations = {}
 
 
 def save_output(module, args, output):
-    # A copy of the values, cut off the graph of this forward pass.
+    # The same values, without the graph of this forward pass.
     activations["hidden"] = output.detach()
 
 

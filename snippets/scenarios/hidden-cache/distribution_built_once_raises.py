@@ -19,8 +19,8 @@ for step in range(2):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    cached = vars(policy)["probs"]
+    cached = vars(policy).get("probs")
     print(
-        f"step {step}: loss = {loss.item():.4f}, probs cached: True "
-        f"({cached.grad_fn.name()})"
+        f"step {step}: loss = {loss.item():.4f}, "
+        f"probs cached: {cached is not None} ({cached.grad_fn.name()})"
     )

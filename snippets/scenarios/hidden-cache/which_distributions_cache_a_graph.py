@@ -9,27 +9,43 @@ from torch.distributions import (
 
 w = nn.Parameter(torch.zeros(3))
 s = nn.Parameter(torch.ones(3))
+log_s = nn.Parameter(torch.zeros(3))
 cov = nn.Parameter(torch.eye(3))
 makers = {
     "Bernoulli(logits=w)": lambda: Bernoulli(logits=w),
     "Categorical(logits=w)": lambda: Categorical(logits=w),
     "Normal(w, s)": lambda: Normal(w, s),
+    "Normal(w, log_s.exp())": lambda: Normal(w, log_s.exp()),
     "MultivariateNormal(w, cov)": lambda: MultivariateNormal(w, cov),
 }
-for name, make in makers.items():
+losses = {
+    "log_prob + entropy": lambda d, v: (
+        -d.log_prob(v).sum() - d.entropy().sum()
+    ),
+    "log_prob alone": lambda d, v: -d.log_prob(v).sum(),
+}
+
+
+def second_backward(make, loss_of):
     dist = make()  # built once, used for two backward calls
     try:
         for _ in range(2):
-            value = dist.sample()
-            loss = -dist.log_prob(value).sum() - dist.entropy().sum()
-            loss.backward()
-        outcome = "second backward works"
+            loss_of(dist, dist.sample()).backward()
     except RuntimeError:
-        outcome = "second backward raises"
+        return dist, "raises"
+    return dist, "works"
+
+
+for name, make in makers.items():
+    outcomes = []
+    for loss_name, loss_of in losses.items():
+        dist, outcome = second_backward(make, loss_of)
+        outcomes.append(f"{outcome} ({loss_name})")
     held = [
         f"{key} ({t.grad_fn.name()})"
         for key, t in vars(dist).items()
         if isinstance(t, torch.Tensor) and t.grad_fn is not None
     ]
-    print(f"{name}: {outcome}")
+    print(name)
+    print(f"    second backward: {', '.join(outcomes)}")
     print(f"    holds a graph: {', '.join(held) or 'nothing'}")

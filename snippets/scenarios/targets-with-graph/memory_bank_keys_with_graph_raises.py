@@ -24,3 +24,7 @@ for step in range(3):
     # Enqueue this batch's keys over the oldest ones.
     queue[ptr : ptr + 4] = k
     ptr = (ptr + 4) % 16
+    print(
+        f"        queue requires grad: {queue.requires_grad}, "
+        f"grad_fn: {queue.grad_fn.name()}"
+    )
