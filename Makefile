@@ -69,9 +69,9 @@ new-scenario: ## NAME=slug: a scenario page, snippets, nav and link entries, all
 	$(PYTHON) scripts/new_scenario.py $(NAME)
 
 bench: $(READY) $(LIGHTHOUSE_READY) ## timings of suite and build, the costs page, Lighthouse
-	$(BIN)/python scripts/bench_suite.py
+	$(BIN)/python scripts/bench_suite.py --keep-site build/bench-site
 	$(BIN)/python snippets/costs/measure_costs.py --write
-	$(BIN)/python scripts/bench_lighthouse.py
+	$(BIN)/python scripts/bench_lighthouse.py --site-dir build/bench-site
 
 clean: ## remove the venv, node_modules, site/, build/ and caches
 	rm -rf $(VENV) node_modules scripts/lighthouse/node_modules site build .cache .pytest_cache
