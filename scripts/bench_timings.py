@@ -8,20 +8,10 @@ import json
 import os
 from pathlib import Path
 
-
-def _script_runs(config) -> list[dict]:
-    try:
-        from snippet_harness.plugin import script_runs
-    except ImportError:
-        # The single-module harness (tests/snippet_harness.py) until its package replaces it.
-        import snippet_harness
-
-        site = config.stash[snippet_harness.SCRIPT_KEY]
-        return [{"script": key[1], "seconds": r.seconds} for key, r in site.results.items()]
-    return script_runs(config)
+from snippet_harness.plugin import script_runs
 
 
 def pytest_sessionfinish(session, exitstatus):
     target = os.environ.get("BENCH_TIMINGS")
     if target:
-        Path(target).write_text(json.dumps(_script_runs(session.config), indent=1))
+        Path(target).write_text(json.dumps(script_runs(session.config), indent=1))

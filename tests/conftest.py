@@ -5,17 +5,11 @@ selected and a package is missing, the session stops at once with one message na
 (never skipped, never one failure per test).
 """
 
-import sys
 from pathlib import Path
 
 import pytest
-
-# tools/ holds what hooks, scripts and tests share (sitekit); pytest's pythonpath may list it.
-TOOLS = str(Path(__file__).resolve().parents[1] / "tools")
-if TOOLS not in sys.path:
-    sys.path.insert(0, TOOLS)
-import sitekit  # noqa: E402
-import support  # noqa: E402
+import sitekit  # tools/, on pytest's pythonpath
+import support
 
 
 def pytest_collection_finish(session):
