@@ -675,3 +675,35 @@ def test_script_runs_lists_each_run_once_with_its_time(project):
     runs = json.loads((project.pytester.path / "runs.json").read_text())
     assert [r["script"] for r in runs] == [str(project.pytester.path / "snippets/a/works.py")]
     assert isinstance(runs[0]["seconds"], float) and runs[0]["seconds"] > 0
+
+
+def test_bless_adds_output_above_a_raises_and_keeps_indentation(project):
+    project.snippet("a/fails.py", 'print("now it prints")\nraise ValueError("x")\n')
+    project.snippet("a/prints.py", 'print("new")\n')
+    indented = "- Item:\n\n" + textwrap.indent(
+        include("a/fails.py")
+        + "\n"
+        + fence('text title="Raises"', "ValueError: x")
+        + "\n"
+        + include("a/prints.py")
+        + "\n"
+        + fence('text title="Output"', "old"),
+        "    ",
+    )
+    project.page(indented)
+    project.run("--bless").assert_outcomes(passed=4)
+    assert project.read() == indented.replace(
+        '    ```text title="Raises"',
+        '    ```text title="Output"\n    now it prints\n    ```\n\n    ```text title="Raises"',
+    ).replace("    old\n", "    new\n")
+    project.run().assert_outcomes(passed=4)
+
+
+def test_bless_refuses_output_a_fence_cannot_show(project):
+    project.snippet("a/snippet.py", 'print("no newline", end="")\n')
+    project.page(include("a/snippet.py") + "\n" + fence('text title="Output"', "no newline"))
+    before = project.read()
+    project.run("--bless").stdout.fnmatch_lines(
+        ["*its Output does not end with a newline, which a fence cannot show*"]
+    )
+    assert project.read() == before
