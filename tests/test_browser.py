@@ -1,29 +1,24 @@
 """The built site in a real browser: it works, it is accessible, and it talks to no one else.
 
-Headless Chromium, driven by Playwright, against a fresh `mkdocs build` served by
-`python -m http.server` on 127.0.0.1. axe-core (from axe-playwright-python) checks every page in
-both colour schemes. Screenshots go to build/screenshots/, which CI keeps.
+Headless Chromium, driven by Playwright, against a fresh `mkdocs build` served from a thread on
+127.0.0.1 (tools/sitekit.py). axe-core (from axe-playwright-python) checks every page in both
+colour schemes. `make screenshots` (scripts/screenshots.py) takes the pictures CI keeps.
 """
 
 import re
-import subprocess
-import sys
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from make_pdf import CHROMIUM, CHROMIUM_FLAGS
-from playwright.sync_api import expect, sync_playwright
-from test_site import ROOT, _free_port, _wait_for, nav_pages
+from playwright.sync_api import expect
+from sitekit import MERMAID_DRAWN
+from support import ROOT, nav_pages
 
-# Playwright adds its own headless switch.
-FLAGS = [flag for flag in CHROMIUM_FLAGS if flag != "--headless"]
+# Checked once for the whole session by conftest.py, before any test runs.
+REQUIRES = ("chromium",)
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-SCREENSHOTS = ROOT / "build" / "screenshots"
 SCENARIO = "/scenarios/gan/"
 # What axe must not find; moderate and minor findings are not failures.
 BLOCKING = ("serious", "critical")
@@ -46,39 +41,8 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def site(built_site) -> Site:
-    out = built_site
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],
-        cwd=out,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        assert _wait_for(lambda: urllib.request.urlopen(url, timeout=2).status == 200, 10), (
-            "http.server did not come up"
-        )
-        yield Site(url, list(nav_pages(out)))
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Chromium from the system (Debian's package here, Chrome on CI via $CHROMIUM): never
-    skipped. launch() gives the browser a fresh temporary profile, removed when it closes, and
-    each context below starts with empty storage."""
-    assert Path(CHROMIUM).exists(), (
-        f"{CHROMIUM} is missing: the browser checks need Chromium, install it with "
-        "`apt-get install chromium` (or point $CHROMIUM at a Chrome)"
-    )
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield browser
-        browser.close()
+def site(built_site, served_site) -> Site:
+    return Site(served_site, list(nav_pages(built_site)))
 
 
 @dataclass
@@ -128,7 +92,7 @@ def _goto(page, watch, site, url):
     watch.where = url
     page.goto(site.url + url)
     # Diagrams are rendered by script after load; wait so layout and axe see the final page.
-    page.wait_for_function("!document.querySelector('pre.mermaid')")
+    page.wait_for_function(MERMAID_DRAWN)
 
 
 SCHEMES = {"default": "light", "slate": "dark"}
@@ -200,13 +164,17 @@ def tour(browser, site) -> Tour:
             page.evaluate(axe_source)
             page.evaluate(AXE_RUN)
         for url, (page, _) in pairs:
-            violations[_scheme(page)] += _violations(page, url)
+            # Wait for axe's result first: until axe is done the tab's main thread is busy, and
+            # reading the scheme could time out on a loaded machine.
+            found = _violations(page, url)
+            violations[_scheme(page)] += found
             # Colours must be final when axe measures them, not halfway through a transition.
             page.add_style_tag(content="*, ::before, ::after { transition: none !important }")
             _toggle_scheme(page)
             page.evaluate(AXE_RUN)
         for url, (page, _) in pairs:
-            violations[_scheme(page)] += _violations(page, url)
+            found = _violations(page, url)
+            violations[_scheme(page)] += found
             overflow += _sideways(page, url)
             # Leave only once the search index is in, so no request is cut off by leaving.
             page.wait_for_function(SEARCH_READY)
@@ -268,20 +236,22 @@ def _first_result(search, site, query: str) -> str:
     return urllib.parse.urlsplit(seen).path
 
 
-# The page a reader wants first: the reference says what retain_graph does, detach() is the fix
-# of both the GAN and the RNN pages (either one is right), the RNN page is the hidden-state case,
-# and the home page is the error's own page (boosted: every page quotes the error).
-@pytest.mark.parametrize(
-    ("query", "expected"),
-    [
-        ("retain_graph", {"/reference/"}),
-        ("detach", {"/scenarios/gan/", "/scenarios/rnn-hidden-state/"}),
-        ("hidden state", {"/scenarios/rnn-hidden-state/"}),
-        ("Trying to backward through the graph a second time", {"/"}),
-    ],
-)
-def test_search_finds_the_right_page_first(search, site, query, expected):
-    assert _first_result(search, site, query) in expected
+# What a reader types into search, and the pages any of which is right as the first result.
+# One row per query; add rows here. The reference says what retain_graph does, detach() is the
+# fix of both the GAN and the RNN pages (either one is right), the RNN page is the
+# hidden-state case, and the home page is the error's own page (boosted: every page quotes it).
+SEARCH_FIRST = {
+    "retain_graph": {"/reference/"},
+    "detach": {"/scenarios/gan/", "/scenarios/rnn-hidden-state/"},
+    "hidden state": {"/scenarios/rnn-hidden-state/"},
+    "Trying to backward through the graph a second time": {"/"},
+}
+
+
+@pytest.mark.parametrize("query", SEARCH_FIRST)
+def test_search_finds_the_right_page_first(search, site, query):
+    first = _first_result(search, site, query)
+    assert first in SEARCH_FIRST[query], f"{query!r}: first result {first}"
 
 
 def test_the_colour_toggle_switches_and_is_remembered(browser, site):
@@ -355,19 +325,3 @@ def test_no_buttons_on_paper(browser, site):
     ]
     assert not shown, "buttons printed on paper:\n" + "\n".join(shown)
     page.context.close()
-
-
-def test_screenshots_for_ci(browser, site):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page, watch = _new_page(browser, site, viewport=DESKTOP)
-    shots = []
-    for scheme in ("light", "dark"):
-        if scheme == "dark":
-            _toggle_scheme(page)
-        for name, url in (("home", "/"), ("scenario", SCENARIO)):
-            _goto(page, watch, site, url)
-            path = SCREENSHOTS / f"{name}-{scheme}.png"
-            page.screenshot(path=path)
-            shots.append(path)
-    page.context.close()
-    assert all(p.read_bytes().startswith(b"\x89PNG") for p in shots)

@@ -1,5 +1,6 @@
 """The harness must fail, loudly and precisely, whenever a page and its code disagree."""
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -40,7 +41,10 @@ class Project:
         (self.pytester.path / "docs" / name).write_text(textwrap.dedent(text), encoding="utf-8")
 
     def run(self, *args):
-        return self.pytester.runpytest("-p", "snippet_harness", *args)
+        return self.pytester.runpytest("-p", "snippet_harness.plugin", *args)
+
+    def read(self, name="page.md"):
+        return (self.pytester.path / "docs" / name).read_text(encoding="utf-8")
 
 
 def fence(lexer_and_title, body):
@@ -487,6 +491,19 @@ def test_state_that_cannot_be_undone_cleanly_fails_the_script_that_left_it(proje
     result.stdout.fnmatch_lines(["*docs/page.md:1 (snippets/a/enters.py): it left torch modes*"])
 
 
+def test_a_module_imported_from_snippets_is_fresh_in_every_script(project):
+    project.snippet("a/helper.py", 'value = "fresh"\nprint(value)\n')
+    project.snippet("a/changes.py", 'import helper\nhelper.value = "changed"\n')
+    project.snippet("a/reads.py", "import helper\nprint(helper.value)\n")
+    project.page(
+        "\n".join(
+            include(f"a/{name}.py") + "\n" + fence('text title="Output"', out)
+            for name, out in (("helper", "fresh"), ("changes", "fresh"), ("reads", "fresh\nfresh"))
+        )
+    )
+    project.run().assert_outcomes(passed=6)
+
+
 def test_pytest_codeblocks_own_runner_is_refused(project):
     project.page("Nothing.\n")
     result = project.run("--codeblocks")
@@ -504,25 +521,189 @@ def test_a_build_config_that_would_drop_missing_snippets_is_refused(project):
     result.stderr.fnmatch_lines(["*pymdownx.snippets*check_paths: true*"])
 
 
-def test_only_a_whole_passing_run_lists_the_torch_version(project):
-    import torch
+# --------------------------------------------------------------------------------------------
+# --bless
+# --------------------------------------------------------------------------------------------
 
-    version = torch.__version__.split("+")[0]
-    record = project.pytester.path / "versions.md"
-    project.snippet("a/works.py", 'print("fixed")\n')
-    project.snippet("a/other.py", 'print("other")\n')
+RAISES_LONG = """\
+print("step 1")
+raise ValueError("the saved tensor is gone, freed by the first backward")
+"""
+
+
+def blessable(project):
+    """A page whose first block still matches (with patterns) and whose second changed."""
+    project.snippet("a/fails.py", RAISES_LONG)
+    project.snippet("a/prints.py", 'print("x.grad = 12.0")\nprint("done")\n')
     project.page(
-        include("a/works.py") + "\n" + fence('text title="Output"', "fixed") + "\n"
-        "\n" + include("a/other.py") + "\n" + fence('text title="Output"', "other")
+        "# Title\n\n"
+        + include("a/fails.py")
+        + "\n"
+        + fence('text title="Output"', "step ...")
+        + "\n"
+        + fence('text title="Raises"', "ValueError: the saved tensor is gone, ...")
+        + "\nProse.\n\n"
+        + include("a/prints.py")
+        + "\n"
+        + fence('text title="Output"', "x.grad = 6.0\ndone")
     )
-    project.run(f"--record-tested-version={record}", "snippets/a/works.py")
-    assert not record.exists(), "a run of one file listed the version"
-    project.run(f"--record-tested-version={record}", "-k", "works")
-    assert not record.exists(), "a run narrowed by -k listed the version"
-    # make bench runs the suite without the cache plugin (and its options).
-    full = project.run(f"--record-tested-version={record}", "-p", "no:cacheprovider")
-    full.assert_outcomes(passed=4)
-    assert record.read_text() == f"- torch {version}\n"
-    project.snippet("a/other.py", 'print("changed")\n')
-    project.run(f"--record-tested-version={record}", "snippets/a/other.py")
-    assert record.read_text() == "", "a failing run, even a partial one, unlists the version"
+    project.page(
+        "Other.\n\n" + include("a/same.py") + "\n" + fence('text title="Output"', "same"),
+        "other.md",
+    )
+    project.snippet("a/same.py", 'print("same")\n')
+
+
+def test_bless_rewrites_only_what_changed_and_keeps_matching_patterns(project):
+    blessable(project)
+    before, other = project.read(), project.read("other.md")
+    result = project.run("--bless")
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(["--bless rewrote:", "  docs/page.md:17 (Output)"])
+    expected = before.replace("x.grad = 6.0\ndone", "x.grad = 12.0\ndone")
+    assert project.read() == expected
+    assert project.read("other.md") == other
+
+
+def test_after_bless_a_normal_run_passes_and_a_second_bless_changes_nothing(project):
+    blessable(project)
+    project.run("--bless").assert_outcomes(passed=6)
+    blessed = project.read()
+    project.run().assert_outcomes(passed=6)
+    again = project.run("--bless")
+    again.assert_outcomes(passed=6)
+    again.stdout.fnmatch_lines(["--bless: every page already says what its blocks do*"])
+    assert project.read() == blessed
+
+
+def test_bless_rewrites_a_changed_message_and_drops_output_no_longer_printed(project):
+    project.snippet("a/snippet.py", 'raise ValueError("another message")\n')
+    project.page(
+        include("a/snippet.py")
+        + "\n"
+        + fence('text title="Output"', "about to fail")
+        + "\n"
+        + fence('text title="Raises"', "ValueError: the saved tensor is gone")
+    )
+    project.run("--bless").assert_outcomes(passed=2)
+    assert project.read() == include("a/snippet.py") + "\n" + fence(
+        'text title="Raises"', "ValueError: another message"
+    )
+    project.run().assert_outcomes(passed=2)
+
+
+@pytest.mark.parametrize(
+    ("code", "declared", "why"),
+    [
+        ('print("fixed")\n', 'text title="Raises"', "documented to raise ValueError*"),
+        ('raise ValueError("x")\n', 'text title="Output"', "documented to succeed, but raised:"),
+    ],
+)
+def test_bless_refuses_to_turn_a_raise_into_a_pass_or_back(project, code, declared, why):
+    project.snippet("a/snippet.py", code)
+    body = "ValueError: x" if "Raises" in declared else "fixed"
+    project.page(include("a/snippet.py") + "\n" + fence(declared, body))
+    before = project.read()
+    result = project.run("--bless")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([f"*docs/page.md:1 (snippets/a/snippet.py): {why}"])
+    result.stdout.fnmatch_lines(["*--bless never turns a raise into a pass or back*"])
+    assert project.read() == before
+
+
+def test_bless_fills_in_blocks_with_no_outcome(project):
+    project.snippet("a/fails.py", RAISES_LONG)
+    project.snippet("a/quiet.py", "x = 1\n")
+    project.page(
+        "1. First:\n\n    "
+        + include("a/fails.py").replace("\n", "\n    ").rstrip(" ")
+        + "\nThen:\n\n"
+        + include("a/quiet.py")
+    )
+    project.run().assert_outcomes(failed=4)
+    project.run("--bless").assert_outcomes(passed=4)
+    assert project.read() == (
+        "1. First:\n\n    "
+        + include("a/fails.py").replace("\n", "\n    ").rstrip(" ")
+        + "\n    "
+        + fence('text title="Output"', "step 1").replace("\n", "\n    ").rstrip(" ")
+        + "\n    "
+        + fence(
+            'text title="Raises"',
+            "ValueError: the saved tensor is gone, freed by the first backward",
+        )
+        .replace("\n", "\n    ")
+        .rstrip(" ")
+        + "\nThen:\n\n"
+        + include("a/quiet.py")
+        + '\n```text title="Output"\n```\n'
+    )
+    project.run().assert_outcomes(passed=4)
+
+
+def test_bless_still_fails_every_other_problem(project):
+    project.snippet("a/snippet.py", 'print("hi")\n')
+    project.page(
+        "<!--pytest.mark.skip-->\n"
+        + include("a/snippet.py")
+        + "\n"
+        + fence('text title="Output"', "hi")
+        + "\n"
+        + include("a/nowhere.py")
+    )
+    result = project.run("--bless")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(
+        ["*docs/page.md:1: unknown marker*", "*docs/page.md:10: include failed*"]
+    )
+
+
+def test_script_runs_lists_each_run_once_with_its_time(project):
+    project.pytester.makeconftest(
+        """
+        import json
+        from snippet_harness.plugin import script_runs
+
+        def pytest_sessionfinish(session):
+            with open("runs.json", "w") as f:
+                json.dump(script_runs(session.config), f)
+        """
+    )
+    project.snippet("a/works.py", 'print("fixed")\n')
+    project.page(include("a/works.py") + "\n" + fence('text title="Output"', "fixed"))
+    project.run().assert_outcomes(passed=2)
+    runs = json.loads((project.pytester.path / "runs.json").read_text())
+    assert [r["script"] for r in runs] == [str(project.pytester.path / "snippets/a/works.py")]
+    assert isinstance(runs[0]["seconds"], float) and runs[0]["seconds"] > 0
+
+
+def test_bless_adds_output_above_a_raises_and_keeps_indentation(project):
+    project.snippet("a/fails.py", 'print("now it prints")\nraise ValueError("x")\n')
+    project.snippet("a/prints.py", 'print("new")\n')
+    indented = "- Item:\n\n" + textwrap.indent(
+        include("a/fails.py")
+        + "\n"
+        + fence('text title="Raises"', "ValueError: x")
+        + "\n"
+        + include("a/prints.py")
+        + "\n"
+        + fence('text title="Output"', "old"),
+        "    ",
+    )
+    project.page(indented)
+    project.run("--bless").assert_outcomes(passed=4)
+    assert project.read() == indented.replace(
+        '    ```text title="Raises"',
+        '    ```text title="Output"\n    now it prints\n    ```\n\n    ```text title="Raises"',
+    ).replace("    old\n", "    new\n")
+    project.run().assert_outcomes(passed=4)
+
+
+def test_bless_refuses_output_a_fence_cannot_show(project):
+    project.snippet("a/snippet.py", 'print("no newline", end="")\n')
+    project.page(include("a/snippet.py") + "\n" + fence('text title="Output"', "no newline"))
+    before = project.read()
+    project.run("--bless").stdout.fnmatch_lines(
+        ["*its Output does not end with a newline, which a fence cannot show*"]
+    )
+    assert project.read() == before

@@ -16,11 +16,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from mkdocs.utils import yaml_load
+import support
 from nbclient import NotebookClient
-from test_site import _Page, broken_links
+from support import ROOT, broken_links, parse_page
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "walkthrough.ipynb"
 PAGE = Path("notebooks") / "walkthrough" / "index.html"
 TAG = "raises-exception"
@@ -171,7 +170,7 @@ def test_the_page_shows_the_error_that_search_leaves_out(site):
 
 def test_the_page_loads_and_names_no_cdn(site):
     html = (site / PAGE).read_text()
-    sources = re.findall(r'<script[^>]*\ssrc="([^"]*)"', html)
+    sources = [tag["src"] for tag in support.soup(html).find_all("script", src=True)]
     assert "" not in sources, 'an empty <script src=""> (MathJax without custom_mathjax_url)'
     remote = [s for s in sources if re.match(r"(https?:)?//", s)]
     assert not remote, f"scripts from another origin: {remote}"
@@ -186,7 +185,7 @@ def test_the_page_keeps_the_explicit_heading_ids(site, stored):
         if cell.cell_type == "markdown"
         for m in re.finditer(r'^#{1,6} .* <a id="([a-z0-9-]+)"></a>$', cell.source, re.M)
     ]
-    page = _Page((site / PAGE).read_text())
+    page = parse_page((site / PAGE).read_text())
     assert page.headings == wanted
     # The table of contents and the headings' own permalinks.
     targets = set(re.findall(r'href="#([^"]+)"', (site / PAGE).read_text()))
@@ -196,7 +195,7 @@ def test_the_page_keeps_the_explicit_heading_ids(site, stored):
 def test_every_link_into_the_site_resolves(site):
     """The notebook links to the site by absolute URL, which a downloaded copy needs and which
     neither MkDocs' link validation nor the offline test follows."""
-    site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"]
+    site_url = support.site_url()
     links = re.findall(re.escape(site_url) + r"[^\s\\\"'<>()\[\]]*", NOTEBOOK.read_text())
     assert len(links) > 3, "no links into the site found: this check would prove nothing"
     root = urllib.parse.urlsplit(site_url).path
@@ -213,8 +212,8 @@ def test_every_link_into_the_site_resolves(site):
 def test_the_page_has_its_own_description(site, stored):
     """Link previews: the notebook's metadata feeds the page's description, as front matter does."""
     description = stored.metadata["mkdocs"]["description"]
-    site_description = yaml_load((ROOT / "mkdocs.yml").read_text())["site_description"]
+    site_description = support.config()["site_description"]
     assert description and description != site_description
-    meta = _Page((site / PAGE).read_text()).meta
+    meta = parse_page((site / PAGE).read_text()).meta
     for name in ("description", "og:description", "twitter:description"):
         assert meta.get(name) == description, name

@@ -1,25 +1,17 @@
 """The site's own promises: pinned packages, linkable headings, an offline build, live reload."""
 
 import re
-import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.parse
-import urllib.request
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import support
 import yaml
-from make_pdf import build
-from mkdocs.utils import yaml_load
+from sitekit import build
+from support import CONTRACT, ROOT, broken_links, copy_project, nav_pages
 
-ROOT = Path(__file__).resolve().parents[1]
 MKDOCS = [sys.executable, "-m", "mkdocs"]
-CONTRACT = ROOT / "docs" / "links.yml"
-REDIRECT = re.compile(r'location\.href="([^"]+)"')
 
 
 def test_every_requirement_is_pinned():
@@ -53,33 +45,6 @@ def test_every_heading_has_a_stable_id():
     assert not missing, "headings without an explicit { #id }:\n" + "\n".join(missing)
 
 
-class _Assets(HTMLParser):
-    """Every URL a browser would fetch by itself while showing the page (not links)."""
-
-    def __init__(self):
-        super().__init__()
-        self.urls = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag in ("script", "img", "iframe", "source", "audio", "video") and attrs.get("src"):
-            self.urls.append(attrs["src"])
-        if (
-            tag == "link"
-            and attrs.get("href")
-            and attrs.get("rel") not in ("canonical", "alternate")
-        ):
-            self.urls.append(attrs["href"])
-
-
-def copy_project(tmp_path) -> Path:
-    for name in ("docs", "snippets", "overrides"):
-        shutil.copytree(ROOT / name, tmp_path / name)
-    for name in ("mkdocs.yml", "requirements.txt"):
-        shutil.copy(ROOT / name, tmp_path)
-    return tmp_path
-
-
 @pytest.fixture(scope="module")
 def site(built_site) -> Path:
     return built_site
@@ -88,11 +53,9 @@ def site(built_site) -> Path:
 def test_pages_load_nothing_from_another_origin(site):
     remote = []
     for page in sorted(site.rglob("*.html")):
-        parser = _Assets()
-        parser.feed(page.read_text())
         remote += [
             f"{page.relative_to(site)}: {url}"
-            for url in parser.urls
+            for url in support.assets(page.read_text())
             if re.match(r"(https?:)?//", url)
         ]
     for css in sorted(site.rglob("*.css")):
@@ -129,32 +92,9 @@ def test_a_broken_link_or_anchor_fails_the_build(tmp_path):
         assert name in str(failed.value)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return response.read().decode()
-
-
-def _wait_for(check, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if check():
-                return True
-        except OSError:
-            pass
-        time.sleep(0.3)
-    return False
-
-
 def test_serve_rebuilds_when_a_snippet_changes(tmp_path):
     project = copy_project(tmp_path)
-    port = _free_port()
+    port = support.free_port()
     url = f"http://127.0.0.1:{port}/"
     server = subprocess.Popen(
         [*MKDOCS, "serve", "--dev-addr", f"127.0.0.1:{port}"],
@@ -163,14 +103,14 @@ def test_serve_rebuilds_when_a_snippet_changes(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     try:
-        assert _wait_for(lambda: "after the first backward" in _get(url)), (
+        assert support.wait_for(lambda: "after the first backward" in support.get(url)), (
             "mkdocs serve did not come up"
         )
         snippet = project / "snippets/scenarios/backward-twice/second_backward_raises.py"
         snippet.write_text(
             snippet.read_text().replace("after the first backward", "edited while serving")
         )
-        assert _wait_for(lambda: "edited while serving" in _get(url)), (
+        assert support.wait_for(lambda: "edited while serving" in support.get(url)), (
             "a snippet change did not rebuild the site"
         )
     finally:
@@ -186,77 +126,6 @@ def test_pages_with_a_diagram_bring_their_own_mermaid(site):
         str(p.relative_to(site)) for p in pages if "javascripts/mermaid-" not in p.read_text()
     ]
     assert not lacking, f"diagram pages without the local Mermaid script: {lacking}"
-
-
-class _Page(HTMLParser):
-    """Element ids, heading ids, and the meta and canonical tags of one built page."""
-
-    def __init__(self, html):
-        super().__init__()
-        self.ids, self.headings, self.meta, self.canonical = set(), [], {}, None
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if attrs.get("id"):
-            self.ids.add(attrs["id"])
-            if re.fullmatch(r"h[1-6]", tag):
-                self.headings.append(attrs["id"])
-        if tag == "meta" and (attrs.get("property") or attrs.get("name")):
-            self.meta[attrs.get("property") or attrs.get("name")] = attrs.get("content")
-        if tag == "link" and attrs.get("rel") == "canonical":
-            self.canonical = attrs.get("href")
-
-
-def _resolve(site: Path, url: str):
-    """The built page behind a public URL, following redirect stubs; None if there is none."""
-    for _ in range(5):
-        page = site / url.lstrip("/") / "index.html"
-        if not page.is_file():
-            return None
-        target = REDIRECT.search(page.read_text())
-        if not target:
-            return page
-        url = urllib.parse.urljoin(url, target.group(1))
-    return None
-
-
-def broken_links(site: Path, contract: dict) -> list[str]:
-    """Contract entries that no longer work; an entry whose value is a URL is a moved page."""
-    problems = []
-    for url, anchors in contract.items():
-        page = _resolve(site, url)
-        if page is None:
-            problems.append(f"{url}: no such page, and no redirect from it")
-        elif isinstance(anchors, str):
-            if anchors not in contract:
-                problems.append(f"{url}: moved to {anchors}, which is not in the contract")
-            elif page != _resolve(site, anchors):
-                problems.append(f"{url}: does not redirect to {anchors}, where it moved")
-        else:
-            ids = _Page(page.read_text()).ids
-            problems += [
-                f"{url}#{a}: no element with this id" for a in anchors or {} if a not in ids
-            ]
-    return problems
-
-
-def nav_pages(site: Path) -> dict[str, _Page]:
-    config = yaml_load((ROOT / "mkdocs.yml").read_text())
-    pages = {}
-
-    def walk(items):
-        for item in items:
-            target = item if isinstance(item, str) else next(iter(item.values()))
-            if isinstance(target, list):
-                walk(target)
-            else:
-                url = "/" + re.sub(r"\.(md|ipynb)$", "", re.sub(r"(^|/)index\.md$", r"\1", target))
-                url = url if url.endswith("/") else url + "/"
-                pages[url] = _Page((site / url.lstrip("/") / "index.html").read_text())
-
-    walk(config["nav"])
-    return pages
 
 
 def test_every_contracted_link_resolves(site):
@@ -282,7 +151,7 @@ def test_every_heading_id_is_in_the_contract(site):
 def test_the_forum_page_offers_every_fix(site):
     contract = yaml.safe_load(CONTRACT.read_text())
     forum = (site / "forum" / "index.html").read_text()
-    site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"].rstrip("/")
+    site_url = support.site_url().rstrip("/")
     fixes = [
         (url, a, text)
         for url, anchors in contract.items()
@@ -300,7 +169,7 @@ def test_the_forum_page_offers_every_fix(site):
 
 
 def test_every_page_has_link_preview_tags(site):
-    site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"]
+    site_url = support.site_url()
     problems = []
     for url, page in nav_pages(site).items():
         wanted = [
@@ -327,7 +196,7 @@ def test_every_page_has_link_preview_tags(site):
 
 def test_sitemap_lists_every_page(site):
     sitemap = (site / "sitemap.xml").read_text()
-    site_url = yaml_load((ROOT / "mkdocs.yml").read_text())["site_url"].rstrip("/")
+    site_url = support.site_url().rstrip("/")
     missing = [url for url in nav_pages(site) if f"<loc>{site_url}{url}</loc>" not in sitemap]
     assert not missing, f"pages missing from sitemap.xml: {missing}"
 
@@ -393,12 +262,10 @@ def test_the_scenario_table_lists_every_scenario_page():
 
 
 def test_a_new_scenario_fails_the_suite_until_it_is_written(tmp_path):
-    project = copy_project(tmp_path)
-    shutil.copytree(ROOT / "tests", project / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", project)
+    project = copy_project(tmp_path, extra=("tests", "scripts", "pyproject.toml"))
     name = "scaffold-under-test"
     made = subprocess.run(
-        [sys.executable, "tests/new_scenario.py", name],
+        [sys.executable, "scripts/new_scenario.py", name],
         cwd=project,
         capture_output=True,
         text=True,

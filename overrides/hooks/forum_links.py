@@ -4,28 +4,17 @@ The contract file is the one list of public links, so the forum page can only of
 that the tests keep alive.
 """
 
+import sys
 from pathlib import Path
 
 import yaml
 
+TOOLS = str(Path(__file__).resolve().parents[2] / "tools")
+if TOOLS not in sys.path:
+    sys.path.insert(0, TOOLS)
+import sitekit  # noqa: E402
+
 MARKER = "<!-- every fix in docs/links.yml -->"
-
-
-def _nav_titles(nav, titles):
-    for item in nav:
-        if isinstance(item, dict):
-            for title, target in item.items():
-                if isinstance(target, list):
-                    _nav_titles(target, titles)
-                else:
-                    titles[target] = title
-    return titles
-
-
-def source_of(url: str) -> str:
-    """The Markdown file behind a public URL: /scenarios/gan/ is scenarios/gan.md."""
-    path = url.strip("/")
-    return "index.md" if not path else f"{path}.md"
 
 
 def fix_entries(docs_dir):
@@ -43,15 +32,17 @@ def fix_entries(docs_dir):
 def on_page_markdown(markdown, page, config, files):
     if MARKER not in markdown:
         return markdown
-    titles = _nav_titles(config["nav"], {})
+    nav = config["nav"]
+    titles = {src: title for title, src in sitekit.nav_pages(nav) if title}
     site = config["site_url"].rstrip("/")
     parts, current = [], None
     for url, anchor, summary in fix_entries(config["docs_dir"]):
+        source = sitekit.source_of(url, nav)
         if url != current:
             current = url
-            parts.append(f"**{titles.get(source_of(url), url)}**\n")
+            parts.append(f"**{titles.get(source, url)}**\n")
         parts.append(
-            f"- [{summary}]({source_of(url)}#{anchor})\n\n"
+            f"- [{summary}]({source}#{anchor})\n\n"
             f"    ```markdown\n    Fix: {summary} — {site}{url}#{anchor}\n    ```\n"
         )
     listing = "\n".join(parts)

@@ -1,0 +1,229 @@
+"""What the hooks, the scripts and the tests all need to know about the site, in one place.
+
+- the nav: each page's title, source file and public URL, and the PDF's file name, so the
+  Download PDF button (a hook sets it), `make pdf` and the tests name the same file;
+- `build()`: `mkdocs build --strict` as `make test` runs it;
+- `serve()`: a built site on 127.0.0.1 on a free port, in a thread of this process;
+- `browser()`: the system's Chromium driven by Playwright, which also prints the PDF.
+
+The hooks import this module without MkDocs' config object at hand (only its nav and site
+name), so nothing here imports Playwright or MkDocs at module level.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import http.server
+import io
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Debian's Chromium here; elsewhere (a GitHub runner has Google Chrome) point CHROMIUM at one.
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# Quiet: no sync, updates or background requests to anyone. Playwright adds its own headless
+# switch; Lighthouse is given "--headless=new" on top of these.
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# The nav and the PDF's name
+# --------------------------------------------------------------------------------------------
+
+
+def load_config(project: Path = ROOT) -> dict:
+    """mkdocs.yml as MkDocs reads it (its !ENV tags resolved), without validating it."""
+    from mkdocs.utils import yaml_load
+
+    return yaml_load((project / "mkdocs.yml").read_text(encoding="utf-8"))
+
+
+def url_of(src: str) -> str:
+    """The public URL of a page's source file: scenarios/index.md is /scenarios/."""
+    url = "/" + re.sub(r"\.(md|ipynb)$", "", re.sub(r"(^|/)index\.md$", r"\1", src))
+    return url if url.endswith("/") else url + "/"
+
+
+def nav_pages(nav: list) -> list[tuple[str | None, str]]:
+    """(title, source file) of every page in the nav, in its order; None for an untitled one."""
+    pages = []
+
+    def walk(items):
+        for item in items:
+            title, target = (None, item) if isinstance(item, str) else next(iter(item.items()))
+            if isinstance(target, list):
+                walk(target)
+            else:
+                pages.append((title, target))
+
+    walk(nav)
+    return pages
+
+
+def source_of(url: str, nav: list) -> str:
+    """The source file behind a public URL: the nav's, else /scenarios/gan/ is scenarios/gan.md."""
+    for _, src in nav_pages(nav):
+        if url_of(src) == url:
+            return src
+    path = url.strip("/")
+    return "index.md" if not path else f"{path}.md"
+
+
+def site_slug(site_name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", site_name.lower()).strip("-")
+
+
+def pdf_name(site_name: str) -> str:
+    """The PDF `make pdf` writes under site/pdf/, and that every page's button downloads."""
+    return f"{site_slug(site_name)}.pdf"
+
+
+# --------------------------------------------------------------------------------------------
+# Building
+# --------------------------------------------------------------------------------------------
+
+
+def build(site_dir: Path, offline: bool = False, project: Path = ROOT, strict: bool = True):
+    """`mkdocs build` as `make test` runs it; on failure, raise with everything it printed.
+
+    Never --quiet: it drops the warnings that --strict counts, so broken links would pass.
+    """
+    env = dict(os.environ, OFFLINE="true" if offline else "false", NO_MKDOCS_2_WARNING="1")
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(site_dir)]
+    run = subprocess.run(
+        cmd + (["--strict"] if strict else []), cwd=project, env=env, capture_output=True, text=True
+    )
+    if run.returncode:
+        raise RuntimeError(f"mkdocs build failed in {project}:\n{run.stdout}{run.stderr}")
+
+
+# --------------------------------------------------------------------------------------------
+# Serving
+# --------------------------------------------------------------------------------------------
+
+COMPRESSIBLE = ("text/", "application/javascript", "application/json", "image/svg+xml")
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files, quietly; with `compress`, text gzip-compressed as GitHub Pages sends it."""
+
+    compress = False
+    cache: dict[str, bytes] = {}
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.split("?")[0].endswith("/"):
+            path = path / "index.html"
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        ctype = self.guess_type(str(path))
+        if not (self.compress and accepts and path.is_file() and ctype.startswith(COMPRESSIBLE)):
+            return super().send_head()
+        body = self.cache.get(str(path))
+        if body is None:
+            body = self.cache[str(path)] = gzip.compress(path.read_bytes(), 6)
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Cache-Control", "max-age=600")
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path, compress: bool = False) -> Iterator[str]:
+    """Serve `directory` on 127.0.0.1 (a free port) from a thread; yields the base URL.
+
+    `compress`: gzip text as GitHub Pages does, for page weights a reader really downloads
+    (`python -m http.server` sends about three times as many bytes).
+    """
+    handler_class = type("Handler", (_Handler,), {"compress": compress, "cache": {}})
+
+    def handler(*args, **kwargs):
+        return handler_class(*args, directory=str(directory), **kwargs)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+# --------------------------------------------------------------------------------------------
+# The browser
+# --------------------------------------------------------------------------------------------
+
+
+def missing_chromium() -> str | None:
+    """Why the browser cannot start, or None."""
+    if Path(CHROMIUM).exists():
+        return None
+    return (
+        f"{CHROMIUM} is missing: install it with `apt-get install chromium` "
+        "(or point $CHROMIUM at a Chrome)"
+    )
+
+
+@contextlib.contextmanager
+def browser():
+    """Headless Chromium from the system (never Playwright's download), with a fresh temporary
+    profile that is removed when it closes; each context opened on it starts with empty storage.
+    """
+    problem = missing_chromium()
+    if problem:
+        raise RuntimeError(problem)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+# Diagrams are drawn by script after load: wait until Mermaid has replaced every source block.
+MERMAID_DRAWN = "!document.querySelector('pre.mermaid')"
+
+
+def print_pdf(chromium, html: Path, pdf: Path, timeout_ms: int = 60_000):
+    """Print one page to `pdf` as Chromium's print dialog would with the page's own @page size
+    and margins: no header or footer line, the headings as the PDF's bookmarks (outline)."""
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    page = chromium.new_page()
+    try:
+        page.goto(html.as_uri(), wait_until="load", timeout=timeout_ms)
+        page.wait_for_function(MERMAID_DRAWN, timeout=timeout_ms)
+        page.pdf(
+            path=pdf,
+            prefer_css_page_size=True,
+            display_header_footer=False,
+            print_background=True,
+            outline=True,
+            tagged=True,
+        )
+    finally:
+        page.close()
