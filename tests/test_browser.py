@@ -240,11 +240,34 @@ def _first_result(search, site, query: str) -> str:
 # One row per query; add rows here. The reference says what retain_graph does, detach() is the
 # fix of both the GAN and the RNN pages (either one is right), the RNN page is the
 # hidden-state case, and the home page is the error's own page (boosted: every page quotes it).
+# The rest are the words of the causes people hit in real code: the library, class or method
+# their code names. "backward twice" and "gradient penalty" also appear in newer pages' titles;
+# their own pages are boosted to stay first.
 SEARCH_FIRST = {
     "retain_graph": {"/reference/"},
     "detach": {"/scenarios/gan/", "/scenarios/rnn-hidden-state/"},
     "hidden state": {"/scenarios/rnn-hidden-state/"},
     "Trying to backward through the graph a second time": {"/"},
+    "backward twice": {"/scenarios/backward-twice/"},
+    "gradient penalty": {"/scenarios/higher-order-gradients/"},
+    "BatchNorm": {"/scenarios/batchnorm/"},
+    "RNNCell": {"/scenarios/rnn-hidden-state/"},
+    "Bernoulli": {"/scenarios/hidden-cache/"},
+    "distributions": {"/scenarios/hidden-cache/"},
+    "parametrize": {"/scenarios/hidden-cache/"},
+    "KV cache": {"/scenarios/hidden-cache/"},
+    "zero_": {"/scenarios/state-reset/"},
+    "LBFGS": {"/scenarios/optimizers/"},
+    "closure": {"/scenarios/optimizers/"},
+    "SAM": {"/scenarios/optimizers/"},
+    "DDP": {"/scenarios/ddp/"},
+    "DistributedDataParallel": {"/scenarios/ddp/"},
+    "AMP": {"/scenarios/amp/"},
+    "GradScaler": {"/scenarios/amp/"},
+    "hook": {"/scenarios/forward-hooks/"},
+    "Gaussian process": {"/scenarios/targets-with-graph/"},
+    "EMA": {"/scenarios/targets-with-graph/"},
+    "teacher": {"/scenarios/targets-with-graph/"},
 }
 
 

@@ -1,5 +1,6 @@
 """The site's own promises: pinned packages, linkable headings, an offline build, live reload."""
 
+import json
 import re
 import subprocess
 import sys
@@ -199,6 +200,18 @@ def test_sitemap_lists_every_page(site):
     site_url = support.site_url().rstrip("/")
     missing = [url for url in nav_pages(site) if f"<loc>{site_url}{url}</loc>" not in sitemap]
     assert not missing, f"pages missing from sitemap.xml: {missing}"
+
+
+def test_search_ranks_wrong_fixes_below_the_rest_of_their_page(site):
+    """A "Wrong fix" heading names what people type (retain_graph=True, requires_grad), so it
+    would outrank its page's fix; overrides/hooks/search_wrong_fix_last.py lowers its boost."""
+    docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
+    wrong = [d for d in docs if re.search(r"#wrong-fix(-|$)", d["location"])]
+    rest = [d for d in docs if d not in wrong]
+    assert len(wrong) >= 30, f"only {len(wrong)} wrong-fix sections in the index"
+    highest_wrong = max(d.get("boost", 1) for d in wrong)
+    lowest_rest = min(d.get("boost", 1) for d in rest)
+    assert highest_wrong * 100 <= lowest_rest, (highest_wrong, lowest_rest)
 
 
 def test_the_404_page_offers_search_and_working_links(site):
