@@ -1,29 +1,17 @@
 # Runs two DDP processes (gloo, CPU, loopback): takes a few seconds.
 import copy
-import socket
-import subprocess
-import sys
 from contextlib import nullcontext
-from datetime import timedelta
 
 import torch
-import torch.distributed as dist
 from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
+from two_ranks import run_on_two_ranks
 
 N = 4  # micro-batches per optimizer step
 
 
-def worker(rank, port):
-    torch.set_num_threads(1)
-    dist.init_process_group(
-        "gloo",
-        init_method=f"tcp://127.0.0.1:{port}",
-        rank=rank,
-        world_size=2,
-        timeout=timedelta(seconds=60),
-    )
+def train(rank):
     torch.manual_seed(0)
     model = DDP(nn.Linear(3, 1))
     big_batch_model = copy.deepcopy(model.module)
@@ -76,35 +64,6 @@ def worker(rank, port):
     if rank == 0:
         for name, result in results.items():
             print(f"{name}: {result}")
-    dist.destroy_process_group()
 
 
-def launch():
-    # Rank 0 listens on a free port of the loopback interface.
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = str(sock.getsockname()[1])
-    workers = [
-        subprocess.Popen(
-            [sys.executable, __file__, str(rank), port],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for rank in range(2)
-    ]
-    try:
-        results = [w.communicate(timeout=120) for w in workers]
-    finally:
-        for w in workers:
-            w.kill()
-    for w, (out, err) in zip(workers, results):
-        if w.returncode:
-            sys.exit(err)
-        print(out, end="")
-
-
-if sys.argv[1:]:
-    worker(int(sys.argv[1]), sys.argv[2])
-else:
-    launch()
+run_on_two_ranks(train)

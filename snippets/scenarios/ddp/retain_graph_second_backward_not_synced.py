@@ -1,14 +1,11 @@
 # Runs two DDP processes (gloo, CPU, loopback): takes a few seconds.
 import copy
-import socket
-import subprocess
-import sys
-from datetime import timedelta
 
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
+from two_ranks import gap_between_ranks, run_on_two_ranks
 
 SETUPS = {
     "plain DDP": {},
@@ -25,22 +22,7 @@ def averaged(tensors):
     return tensors
 
 
-def gap_between_ranks(params):
-    flat = torch.cat([p.detach().flatten() for p in params])
-    both = [torch.empty_like(flat) for _ in range(2)]
-    dist.all_gather(both, flat)
-    return (both[0] - both[1]).abs().max().item()
-
-
-def worker(rank, port):
-    torch.set_num_threads(1)
-    dist.init_process_group(
-        "gloo",
-        init_method=f"tcp://127.0.0.1:{port}",
-        rank=rank,
-        world_size=2,
-        timeout=timedelta(seconds=60),
-    )
+def train(rank):
     for name, options in SETUPS.items():
         torch.manual_seed(0)
         model = DDP(nn.Linear(3, 1), **options)
@@ -77,35 +59,6 @@ def worker(rank, port):
                 f"loss_b grad: {as_expected}; replicas differ by "
                 f"{gap:.4f}"
             )
-    dist.destroy_process_group()
 
 
-def launch():
-    # Rank 0 listens on a free port of the loopback interface.
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = str(sock.getsockname()[1])
-    workers = [
-        subprocess.Popen(
-            [sys.executable, __file__, str(rank), port],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for rank in range(2)
-    ]
-    try:
-        results = [w.communicate(timeout=120) for w in workers]
-    finally:
-        for w in workers:
-            w.kill()
-    for w, (out, err) in zip(workers, results):
-        if w.returncode:
-            sys.exit(err)
-        print(out, end="")
-
-
-if sys.argv[1:]:
-    worker(int(sys.argv[1]), sys.argv[2])
-else:
-    launch()
+run_on_two_ranks(train)
