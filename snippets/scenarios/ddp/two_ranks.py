@@ -36,6 +36,8 @@ def run_on_two_ranks(train):
             timeout=timedelta(seconds=60),
         )
         train(rank)
+        # No rank tears the group down while the other still uses it.
+        dist.barrier()
         dist.destroy_process_group()
         return
     # Rank 0 listens on a free port of the loopback interface.
