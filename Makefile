@@ -33,7 +33,7 @@ help: ## this list (the default goal)
 serve: $(READY) ## build and serve on http://127.0.0.1:8000, rebuilding on every change
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
-check: $(READY) ## the inner loop: every page and snippet, and the harness's own tests (~20 s)
+check: $(READY) ## the inner loop: every page and snippet, and the harness's own tests (<1 min)
 	$(BIN)/python -m pytest docs snippets tests/test_harness.py
 
 # The suite builds the site once (--strict) for its site, browser and PDF checks; no second
