@@ -1,27 +1,5 @@
-import math
-
 import torch
-
-
-def objective(x):
-    """The black box. Written in torch, so it records a graph."""
-    return torch.sin(3 * x) + 0.5 * x
-
-
-def neg_log_marginal_likelihood(x, y, log_lengthscale, log_noise):
-    """GP with an RBF kernel: -log p(y | x), for 1-D inputs."""
-    n = x.shape[0]
-    sq_dist = (x - x.T) ** 2
-    k = torch.exp(-0.5 * sq_dist / torch.exp(2 * log_lengthscale))
-    k = k + torch.exp(2 * log_noise) * torch.eye(n)
-    chol = torch.linalg.cholesky(k)
-    alpha = torch.cholesky_solve(y, chol)
-    return (
-        0.5 * (y * alpha).sum()
-        + chol.diagonal().log().sum()
-        + 0.5 * n * math.log(2 * math.pi)
-    )
-
+from gp_fit import neg_log_marginal_likelihood, objective
 
 torch.manual_seed(0)
 # Points proposed by a gradient-based acquisition search come out
