@@ -76,11 +76,15 @@ bench: $(READY) $(LIGHTHOUSE_READY) ## timings of suite and build, the costs pag
 clean: ## remove the venv, node_modules, site/, build/ and caches
 	rm -rf $(VENV) node_modules scripts/lighthouse/node_modules site build .cache .pytest_cache
 
-$(READY): requirements.txt
+# Another torch keeps every other pin. pip's configuration files may cap torch (this machine's
+# /etc/xdg/pip does, at 2.14.1): PIP_CONFIG_FILE=/dev/null makes that one install read none of
+# them, so the cap goes, with the local mirrors they name; PIP_* variables (CI's CPU index)
+# still apply, and every pinned package comes from PyPI.
+$(READY): requirements.txt tools/pyproject.toml
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(if $(TORCH),sed 's/^torch==.*/torch==$(TORCH)/',cat) requirements.txt > $(VENV)/requirements.txt
-	$(BIN)/pip install --quiet -r $(VENV)/requirements.txt
+	$(if $(TORCH),PIP_CONFIG_FILE=/dev/null) $(BIN)/pip install --quiet -r $(VENV)/requirements.txt
 	touch $@
 
 $(NODE_READY): package.json package-lock.json

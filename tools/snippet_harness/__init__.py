@@ -1,8 +1,8 @@
-"""pytest plugin: every python block on a page ends exactly as the page says it does.
+"""pytest plugin: every snippet a page shows ends exactly as the page says it does.
 
-Load it with `-p snippet_harness.plugin` (pyproject.toml does, with "tools" on pythonpath).
+Installed by requirements.txt (`-e ./tools`), it loads through its pytest11 entry point.
 
-A page shows a snippet with a bare python fence holding an include line, and right under it the
+A page shows a snippet with a python fence holding one include line, and right under it the
 outcome a reader will see, as titled fences:
 
     ```python
@@ -14,19 +14,23 @@ outcome a reader will see, as titled fences:
     ```
 
 `title="Output"` is the exact stdout; `title="Raises"` is the final line of the traceback, with
-`...` standing for any text. A block may show both (Output first). That visible text is the only
-declaration: there is no hidden marker that could say something else.
+`...` standing for any text (doctest's ELLIPSIS, outcome.py). A block may show both (Output
+first). Text that differs between torch releases is one fence per range of releases, titled
+with PEP 440 specifiers: `title="Output (torch < 2.15)"`, `title="Output (torch >= 2.15)"`; the
+fence that holds on the torch the tests run on is the one checked. That visible text is the
+only declaration: there is no hidden marker that could say something else.
 
-pytest-codeblocks finds the fences and their line numbers (fences.py). Everything it would get
-wrong is handled here: includes are expanded by pymdownx's own preprocessor with the mkdocs.yml
-config (pages.py), code runs as `python snippet.py` would run it (run.py, isolation.py), the
-original exception is checked, type and message (outcome.py), and every fence the engine would
-silently skip or run for real, every marker, and every unused snippet is a failing test naming
-page, line and snippet (plugin.py). `pytest --bless` rewrites the outcome fences from the runs
-(bless.py). For other tools: `snippet_harness.plugin.script_runs(config)`.
+One snippet, one test: a fence that shows a whole file is that file's test; the file runs
+once, as `python snippets/x/y.py` would run it (run.py, in pytest's own process, isolation.py),
+and its tracebacks name its own lines. A fence that shows an excerpt (`--8<-- "x.py:section"`
+or `"x.py:3:8"`) is checked to be an unbroken run of lines of a file some page shows whole,
+and is not run again. `hl_lines="..."` and `title="..."` may follow ```python.
 
-Isolation: every script runs in pytest's own process, which puts back after it what it changed
-(isolation.py), rather than in a fork of that process per script, which would need nothing put
-back. Measured (scripts/bench_isolation.py, numbers in run.py), forking costs each script
-again what one process pays once, and took the suite past its time target; run.py says so.
+pytest-codeblocks reads the fences (fences.py); includes are expanded by pymdownx's own
+preprocessor with the mkdocs.yml config (pages.py). Every fence or marker against these rules,
+and every snippet no page shows whole, is a failing test naming page and line (plugin.py).
+`pytest --bless` rewrites the outcome fences from the runs (bless.py); `--no-processes`
+deselects the scripts that start processes (processes.py). For other tools:
+`snippet_harness.plugin.script_runs(config)`, and `identify.identifying_lines(paths)`: a line
+of each snippet that no other snippet has.
 """

@@ -1,17 +1,18 @@
-"""`--bless`: rewrite a page's Output/Raises fences from what its block actually did.
+"""`--bless`: rewrite a page's Output/Raises fences from what its script actually did.
 
-What it writes, per python block on a page:
+What it writes, per block showing a whole script, for the torch it runs on:
 
-- a fence whose text (with its `...`) still matches the run is kept byte for byte; one that does
-  not is replaced by the run's stdout (Output) or the traceback's last line (Raises);
-- a block with no outcome fence gets them, under it: Output if it printed (an empty Output if it
-  finished printing nothing), Raises if it raised; this is how a new page is filled in;
+- a fence (the one that holds on this torch) whose text, with its `...`, still matches the run
+  is kept byte for byte; one that does not is replaced by the run's stdout (Output) or the
+  traceback's last line (Raises);
+- a block with no outcome fence gets them, under it: Output if it printed (an empty Output if
+  it finished printing nothing), Raises if it raised; this is how a new page is filled in;
 - a raising block's Output fence is dropped when it no longer prints anything, and one is added
   when it starts printing;
 - a block documented to raise that now finishes, or documented to finish that now raises, is
-  not rewritten: that fails, as does every other problem
-  the harness reports (a script leaving state it cannot undo, a missing include, a marker, ...).
-  Such changes are made by hand.
+  not rewritten: that fails, as does every other problem the harness reports (a script
+  leaving state it cannot undo, a missing include, a marker, ...), and so does a block none of
+  whose fences holds on this torch. Such changes are made by hand.
 
 A page none of whose fences changed is not written at all.
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fences import Block
+from .fences import Block, Outcome
 from .outcome import flip, leaked, output_matches, raises_matches
 from .pages import Site
 from .run import Result
@@ -30,19 +31,19 @@ from .run import Result
 @dataclass
 class Proposal:
     block: Block
+    old: Outcome  # the fences that hold on this torch
     output: str | None
     raises: str | None
 
 
 @dataclass
 class Edits:
-    proposals: dict[tuple[Path, int], Proposal] = field(default_factory=dict)
+    proposals: list[Proposal] = field(default_factory=list)
     written: list[tuple[Path, int, str]] = field(default_factory=list)  # page, block, what
 
 
-def propose(edits: Edits, block: Block, result: Result) -> str | None:
+def propose(edits: Edits, block: Block, outcome: Outcome, result: Result) -> str | None:
     """Record what the block's fences should say after `result`; or why that is refused."""
-    outcome = block.outcome
     if result.leaked:
         return leaked(result)
     turned = flip(outcome, result) if outcome.declared else None
@@ -63,14 +64,7 @@ def propose(edits: Edits, block: Block, result: Result) -> str | None:
             return f"its {title} does not end with a newline, which a fence cannot show"
         if text and any(line.lstrip().startswith("```") for line in text.split("\n")):
             return f"its {title} has a line starting with ```, which would end the fence"
-    proposal = Proposal(block, output, raises)
-    key = (block.page, block.lineno)
-    earlier = edits.proposals.setdefault(key, proposal)
-    if (earlier.output, earlier.raises) != (output, raises):
-        return (
-            "run as a script it ends otherwise than the page's block; "
-            "--bless cannot write both: make them agree"
-        )
+    edits.proposals.append(Proposal(block, outcome, output, raises))
     return None
 
 
@@ -81,17 +75,18 @@ def _fence(title: str, text: str, indent: str) -> list[str]:
 
 def _replacements(p: Proposal) -> list[tuple[int, int, list[str], str]]:
     """(first, end, new lines, what) for each changed part, as 0-based line ranges."""
-    block, old = p.block, p.block.outcome
+    block, old = p.block, p.old
     out: list[tuple[int, int, list[str], str]] = []
     for title, fence, text in (("Output", old.output, p.output), ("Raises", old.raises, p.raises)):
         if fence is not None and text is not None and fence.text != text:
             body = _fence(title, text, block.indent)[1:-1]
             out.append((fence.first, fence.last - 1, body, title))
     if old.output is not None and p.output is None:  # the raising block no longer prints
-        out.append((old.output.first - 1, old.raises.first - 1, [], "Output removed"))
+        after = block.fences[block.fences.index(old.output) + 1]  # a Raises follows it
+        out.append((old.output.first - 1, after.first - 1, [], "Output removed"))
     elif old.output is None and p.output is not None:
-        if old.raises is not None:  # the raising block now prints first
-            at = old.raises.first - 1
+        if old.raises is not None:  # the raising block now prints: above its Raises fences
+            at = next(f for f in block.fences if f.title == "Raises").first - 1
             out.append((at, at, [*_fence("Output", p.output, block.indent), ""], "Output added"))
         else:
             added = ["", *_fence("Output", p.output, block.indent)]
@@ -105,7 +100,7 @@ def _replacements(p: Proposal) -> list[tuple[int, int, list[str], str]]:
 def apply(edits: Edits):
     """Write every page whose fences changed; leave the others untouched."""
     by_page: dict[Path, list] = {}
-    for p in edits.proposals.values():
+    for p in edits.proposals:
         for first, end, new, what in _replacements(p):
             by_page.setdefault(p.block.page, []).append((first, end, new, what, p.block.lineno))
     for page, changes in by_page.items():

@@ -1,29 +1,27 @@
-"""Comparing what a run did with what the page says it does."""
+"""Comparing what a run did with what the page says it does.
+
+The comparison is the standard library's doctest.OutputChecker with ELLIPSIS (`...` matches
+any text, line breaks included). Two of its leniencies are turned off, because on this site's
+pages they would hide a change: it would accept `True` printed where the page says `1` (and
+`False` for `0`), and a line of spaces for an empty line, or `<BLANKLINE>` for one.
+"""
 
 from __future__ import annotations
 
 import difflib
-import re
+import doctest
 
 from .fences import Outcome
 from .run import Result
 
-
-def pattern(expected: str, squash_space: bool) -> re.Pattern:
-    """`...` matches any text; for errors, runs of whitespace (page line wrapping) match too."""
-    parts = []
-    for literal in expected.split("..."):
-        if squash_space:
-            literal = " ".join(literal.split())
-            parts.append(r"\s+".join(re.escape(w) for w in literal.split(" ")))
-        else:
-            parts.append(re.escape(literal))
-    joiner = r"\s*.*?\s*" if squash_space else ".*?"
-    return re.compile(joiner.join(parts), re.S)
+CHECKER = doctest.OutputChecker()
+OUTPUT = doctest.ELLIPSIS | doctest.DONT_ACCEPT_TRUE_FOR_1 | doctest.DONT_ACCEPT_BLANKLINE
+# An error message is wrapped by the page as it likes: runs of whitespace match.
+MESSAGE = OUTPUT | doctest.NORMALIZE_WHITESPACE
 
 
 def output_matches(declared: str | None, stdout: str) -> bool:
-    return bool(pattern(declared or "", squash_space=False).fullmatch(stdout))
+    return CHECKER.check_output(declared or "", stdout, OUTPUT)
 
 
 def raises_matches(declared: str, result: Result) -> bool:
@@ -32,7 +30,7 @@ def raises_matches(declared: str, result: Result) -> bool:
     return (
         error is not None
         and error.name == name
-        and bool(pattern(message.strip(), squash_space=True).fullmatch(_squash(error.message)))
+        and CHECKER.check_output(message, error.message, MESSAGE)
     )
 
 

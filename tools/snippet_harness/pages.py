@@ -3,7 +3,7 @@ pymdownx's own snippets preprocessor."""
 
 from __future__ import annotations
 
-import itertools
+import textwrap
 from pathlib import Path
 
 import markdown
@@ -49,6 +49,7 @@ class Site:
         snippet_config["base_path"] = [str((root / b).resolve()) for b in base]
         self.snippet_config = SnippetExtension(**snippet_config).getConfigs()
         self._pages: dict[Path, tuple[list[Block], list[Problem]]] = {}
+        self._shown: dict[Path, list[Block]] | None = None
 
     def rel(self, path) -> str:
         path = Path(path).resolve()
@@ -57,48 +58,62 @@ class Site:
         except ValueError:
             return str(path)
 
-    def shows(self, block: Block) -> str:
-        """' (snippets/a.py, ...)': what a message about the block says it shows."""
-        names = [self.rel(i["snippet"]) for i in block.includes]
-        return f" ({', '.join(names)})" if names else ""
+    def where(self, block: Block) -> str:
+        return f"{self.rel(block.page)}:{block.lineno}"
 
-    def expand(self, code: str) -> tuple[str, list[dict], list[int]]:
-        """The code the reader sees, the files it pulls in, and for each of its lines the index
-        of the line of `code` it comes from (all of an include's lines come from the include)."""
+    def expand(self, code: str) -> tuple[str, list[dict], bool]:
+        """The code a fence shows the reader, the files it pulled in (nested ones after it),
+        and whether every line of the fence is snippet notation."""
         pre = _RecordingSnippets(self.snippet_config, markdown.Markdown())
         source = code.rstrip("\n").split("\n")
-        notation = pre.get_syntax_mask(source)
-        lines: list[str] = []
-        origin: list[int] = []
-        # Each line that is not snippet notation comes out as one line; each run of notation
-        # (an include, or a block of paths) as whatever it expands to.
-        for is_notation, run in itertools.groupby(range(len(source)), notation.__getitem__):
-            run = list(run)
-            expanded = pre.run([source[i] for i in run])
-            lines += expanded
-            origin += [run[0]] * len(expanded) if is_notation else run
-        return "\n".join(lines).rstrip("\n") + "\n", pre.included, origin
-
-    def first_line_of(self, include: dict) -> int:
-        """Line of the snippet file where the included part (a section, a line range) starts."""
-        if include["start"]:
-            return (include["start"][0] or 0) + 1
-        if not include["section"]:
-            return 1
-        probe = _RecordingSnippets(self.snippet_config, markdown.Markdown())
-        text = Path(include["snippet"]).read_text(encoding="utf-8")
-        for n, line in enumerate(text.split("\n"), 1):
-            m = probe.match_section(line)
-            if m and m.group("name") == include["section"] and m.group("type") == "start":
-                return n + 1
-        return 1
+        mask = pre.get_syntax_mask(source)
+        shown = pre.run(source)
+        all_notation = all(
+            is_notation for line, is_notation in zip(source, mask, strict=True) if line.strip()
+        )
+        return "\n".join(shown).rstrip("\n") + "\n", pre.included, all_notation
 
     def page(self, path: Path) -> tuple[list[Block], list[Problem]]:
-        """The page's python blocks (with or without an outcome) and what is wrong on it."""
+        """The page's python blocks and what is wrong on it."""
         path = path.resolve()
         if path not in self._pages:
             self._pages[path] = analyse(path, self.expand)
         return self._pages[path]
 
-    def all_blocks(self) -> list[Block]:
-        return [b for p in sorted(self.docs_dir.rglob("*.md")) for b in self.page(p)[0]]
+    def shown(self, snippet: Path) -> list[Block]:
+        """Every block on every page that shows `snippet`, whole or an excerpt of it."""
+        if self._shown is None:
+            self._shown = {}
+            for page in sorted(self.docs_dir.rglob("*.md")):
+                for block in self.page(page)[0]:
+                    self._shown.setdefault(block.snippet.resolve(), []).append(block)
+        return self._shown.get(snippet.resolve(), [])
+
+    def homes(self, snippet: Path) -> list[Block]:
+        """The blocks that show `snippet` whole: each is its test's declaration."""
+        return [b for b in self.shown(snippet) if b.excerpt is None]
+
+    def excerpt_problem(self, block: Block) -> str | None:
+        """Why an excerpt is not a verbatim part of a tested file, or None."""
+        if not self.homes(block.snippet):
+            return (
+                f"an excerpt of {self.rel(block.snippet)}, which no page shows whole: show the "
+                "whole script once, with its outcome, so that what the excerpt shows is tested"
+            )
+        if block.fences:
+            homes = ", ".join(self.where(b) for b in self.homes(block.snippet))
+            return (
+                f"an excerpt is not run, so it has no outcome of its own: the whole script's "
+                f"is at {homes}; remove the fences under it"
+            )
+        probe = SnippetPreprocessor(self.snippet_config, markdown.Markdown())
+        text = block.snippet.read_text(encoding="utf-8").split("\n")
+        lines = [line for line in text if not probe.match_section(line)]
+        want = textwrap.dedent(block.code).rstrip("\n").split("\n")
+        for i in range(len(lines) - len(want) + 1):
+            if textwrap.dedent("\n".join(lines[i : i + len(want)])).split("\n") == want:
+                return None
+        return (
+            f"what it shows ({block.excerpt}) is not one unbroken run of lines of "
+            f"{self.rel(block.snippet)}: show one section or one line range"
+        )

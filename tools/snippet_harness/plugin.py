@@ -1,22 +1,29 @@
-"""pytest wiring: pages and snippets become test items; `--bless`; `script_runs(config)`."""
+"""pytest wiring: one test item per snippet, the page problems, `--bless`, `--no-processes`,
+`script_runs(config)`."""
 
 from __future__ import annotations
 
+import importlib.metadata
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from . import bless
 from .fences import Block, Problem
 from .isolation import GlobalState
 from .outcome import mismatch
 from .pages import Site
+from .processes import starts_processes
 from .run import Result, run_script
 
 SITE = pytest.StashKey[Site]()
 BASELINE = pytest.StashKey[GlobalState]()
-RUNS = pytest.StashKey[dict]()
+RUNS = pytest.StashKey[list]()
 BLESSED = pytest.StashKey[bless.Edits]()
+DESELECTED = pytest.StashKey[list]()
+# The torch the scripts run on, as outcome fences titled for releases name it.
+TORCH = Version(Version(importlib.metadata.version("torch")).public)
 
 
 def pytest_addoption(parser):
@@ -27,47 +34,39 @@ def pytest_addoption(parser):
         help="rewrite each page's Output/Raises fences from the actual runs, keeping a "
         "pattern while it matches; never turns a raise into a pass or back",
     )
+    group.addoption(
+        "--no-processes",
+        action="store_true",
+        help="deselect the scripts that start processes (the DDP ones), for a fast inner loop",
+    )
 
 
 def pytest_configure(config):
-    if getattr(config.option, "codeblocks", False):
-        raise pytest.UsageError(
-            "--codeblocks runs pages with pytest-codeblocks' own runner, which ignores includes "
-            "and wraps exceptions; this project's harness already checks every page"
-        )
-    config.stash[SITE] = Site(Path(config.rootpath).resolve())
-    config.stash[RUNS] = {}
-    config.stash[BLESSED] = bless.Edits()
-    config.stash[BASELINE] = GlobalState.capture()  # imports torch, once for every script
+    # Installed in the venv, the plugin loads in every pytest run there; it acts on MkDocs
+    # projects only.
+    if (Path(config.rootpath) / "mkdocs.yml").is_file():
+        config.stash[SITE] = Site(Path(config.rootpath).resolve())
+        config.stash[RUNS] = []
+        config.stash[BLESSED] = bless.Edits()
+        config.stash[DESELECTED] = []
 
 
 def script_runs(config) -> list[dict]:
     """Every script run this session, in order: [{"script": path, "seconds": float}, ...].
 
-    `script` is the file tracebacks name (the snippet, or the page for a block that is more
-    than one include); `seconds` is the script's own run, without the harness putting state
-    back around it. A script shown whole by a page and checked standalone runs once and is
-    listed once. Call it at pytest_sessionfinish, from a plugin of your own loaded with -p.
+    Each snippet runs once, however many pages show it; `seconds` is the script's own run,
+    without the harness putting state back around it. Call it at pytest_sessionfinish, from a
+    plugin of your own loaded with -p.
     """
-    return [{"script": key[1], "seconds": r.seconds} for key, r in config.stash[RUNS].items()]
-
-
-def _run(config, code: str, filename: Path, lines: list[int]) -> Result:
-    """Identical runs (a page's whole script and its standalone check) are made once."""
-    runs = config.stash[RUNS]
-    key = (code, str(filename), tuple(lines))
-    if key not in runs:
-        site = config.stash[SITE]
-        runs[key] = run_script(
-            code, filename, site.rel(filename), lines, site.snippets_dir, config.stash[BASELINE]
-        )
-    return runs[key]
+    return list(config.stash[RUNS])
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collect_file(file_path: Path, parent):
     collectors = yield
-    site = parent.config.stash[SITE]
+    site = parent.config.stash.get(SITE, None)
+    if site is None:
+        return collectors
     path = file_path.resolve()
     if path.suffix == ".md" and path.is_relative_to(site.docs_dir):
         return [*collectors, PageFile.from_parent(parent, path=file_path)]
@@ -78,12 +77,44 @@ def pytest_collect_file(file_path: Path, parent):
     return collectors
 
 
+def pytest_collection_modifyitems(config, items):
+    if SITE not in config.stash:
+        return
+    # A snippet collected from its page and from snippets/ is one test (and a snippet shown
+    # only in excerpts one failure): the first one stays.
+    seen = set()
+    unique = []
+    for item in items:
+        key = getattr(item, "key", None)
+        if key is None or key not in seen:
+            seen.add(key)
+            unique.append(item)
+    items[:] = unique
+    if config.getoption("--no-processes"):
+        gone = [i for i in items if isinstance(i, RunItem) and starts_processes(i.snippet)]
+        if gone:
+            items[:] = [i for i in items if i not in gone]
+            config.hook.pytest_deselected(items=gone)
+            config.stash[DESELECTED] = gone
+
+
+def pytest_report_collectionfinish(config):
+    if config.getoption("--no-processes") and SITE in config.stash:
+        gone = config.stash[DESELECTED]
+        return (
+            f"--no-processes: {len(gone)} scripts that start processes deselected "
+            "(pytest without the option runs them)"
+        )
+    return None
+
+
 def pytest_sessionfinish(session):
-    bless.apply(session.config.stash[BLESSED])
+    if BLESSED in session.config.stash:
+        bless.apply(session.config.stash[BLESSED])
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    if config.getoption("--bless"):
+    if config.getoption("--bless") and SITE in config.stash:
         terminalreporter.write_line(bless.summary(config.stash[BLESSED], config.stash[SITE]))
 
 
@@ -100,27 +131,49 @@ class _Item(pytest.Item):
 
 class PageFile(pytest.File):
     def collect(self):
-        blocks, problems = self.config.stash[SITE].page(self.path)
-        blessing = self.config.getoption("--bless")
+        site = self.config.stash[SITE]
+        blocks, problems = site.page(self.path)
         for p in problems:
             yield ProblemItem.from_parent(self, name=f"line {p.lineno}", problem=p)
         for block in blocks:
-            if block.outcome.declared or blessing:
-                yield BlockItem.from_parent(self, name=f"line {block.lineno}", block=block)
-            else:
-                message = (
-                    f"python block{self.config.stash[SITE].shows(block)} has no declared "
-                    'outcome: put a ```text title="Output"``` or ```text title="Raises"``` '
-                    "fence right under it (or let --bless add it)"
+            if block.excerpt is None:
+                yield RunItem.from_parent(self, name=site.rel(block.snippet), snippet=block.snippet)
+            elif why := site.excerpt_problem(block):
+                problem = Problem(block.page, block.lineno, why)
+                key = None if site.homes(block.snippet) else _key(block.snippet)
+                yield ProblemItem.from_parent(
+                    self, name=f"line {block.lineno}", problem=problem, key=key
                 )
-                problem = Problem(block.page, block.lineno, message)
-                yield ProblemItem.from_parent(self, name=f"line {block.lineno}", problem=problem)
+
+
+def _key(snippet: Path) -> tuple | None:
+    """What a snippet shown only in excerpts fails under, once, from its page or its file."""
+    return ("not shown whole", snippet.resolve())
+
+
+class SnippetFile(pytest.File):
+    def collect(self):
+        site = self.config.stash[SITE]
+        path = self.path.resolve()
+        if site.homes(path):
+            yield RunItem.from_parent(self, name="run", snippet=path)
+            return
+        parts = ", ".join(site.where(b) for b in site.shown(path))
+        message = (
+            f"pages show only excerpts of it ({parts}); show the whole script once, with "
+            "its outcome, so readers can copy and run it"
+            if parts
+            else "no page shows this snippet; use it or delete it"
+        )
+        problem = Problem(path, 1, message)
+        yield ProblemItem.from_parent(self, name="shown", problem=problem, key=_key(path))
 
 
 class ProblemItem(_Item):
-    def __init__(self, *, problem: Problem, **kw):
+    def __init__(self, *, problem: Problem, key: tuple | None = None, **kw):
         super().__init__(**kw)
         self.problem = problem
+        self.key = key
 
     def runtest(self):
         site = self.config.stash[SITE]
@@ -132,69 +185,44 @@ class ProblemItem(_Item):
         return self.path, self.problem.lineno - 1, self.name
 
 
-def _check(config, block: Block, result: Result) -> str | None:
-    if config.getoption("--bless"):
-        return bless.propose(config.stash[BLESSED], block, result)
-    return mismatch(block.outcome, result)
+class RunItem(_Item):
+    """The snippet runs once, as `python snippets/x/y.py`, and ends as every page that shows
+    it whole says it does on this torch."""
 
-
-class BlockItem(_Item):
-    def __init__(self, *, block: Block, **kw):
+    def __init__(self, *, snippet: Path, **kw):
         super().__init__(**kw)
-        self.block = block
+        self.snippet = snippet.resolve()
+        self.key = ("run", self.snippet)
 
     def runtest(self):
-        site = self.config.stash[SITE]
-        block = self.block
-        filename, lines = block.page, block.lines
-        if block.sole_include is not None:
-            # The reader sees only the snippet: tracebacks point into it.
-            filename = Path(block.sole_include["snippet"])
-            lines = _numbered(block.code, site.first_line_of(block.sole_include))
-        why = _check(self.config, block, _run(self.config, block.code, filename, lines))
-        if why:
-            raise HarnessFailure(f"{site.rel(block.page)}:{block.lineno}{site.shows(block)}: {why}")
+        config, site = self.config, self.config.stash[SITE]
+        if BASELINE not in config.stash:
+            config.stash[BASELINE] = GlobalState.capture()  # imports torch, once for all
+        rel = site.rel(self.snippet)
+        result = run_script(self.snippet, rel, site.snippets_dir, config.stash[BASELINE])
+        config.stash[RUNS].append({"script": str(self.snippet), "seconds": result.seconds})
+        failures = [
+            f"{site.where(home)} ({rel}): {why}"
+            for home in site.homes(self.snippet)
+            if (why := self._check(home, result))
+        ]
+        if failures:
+            raise HarnessFailure("\n".join(failures))
+
+    def _check(self, block: Block, result: Result) -> str | None:
+        blessing = self.config.getoption("--bless")
+        outcome = block.outcome(TORCH)
+        if isinstance(outcome, str):
+            return outcome
+        if not outcome.declared and not blessing:
+            return (
+                'no declared outcome: put a ```text title="Output"``` or '
+                '```text title="Raises"``` fence right under it (or let --bless add it)'
+            )
+        if blessing:
+            return bless.propose(self.config.stash[BLESSED], block, outcome, result)
+        return mismatch(outcome, result)
 
     def reportinfo(self):
-        return self.path, self.block.lineno - 1, self.name
-
-
-def _numbered(code: str, first: int) -> list[int]:
-    return list(range(first, first + code.count("\n") + 1))
-
-
-class SnippetFile(pytest.File):
-    def collect(self):
-        yield StandaloneItem.from_parent(self, name="standalone")
-
-
-class StandaloneItem(_Item):
-    """`python snippets/x/y.py` must end as the page that shows the whole file says."""
-
-    def runtest(self):
-        site = self.config.stash[SITE]
-        me = self.path.resolve()
-        rel = site.rel(me)
-        shown_by = [
-            b for b in site.all_blocks() if any(Path(i["snippet"]) == me for i in b.includes)
-        ]
-        if not shown_by:
-            raise HarnessFailure(f"{rel}: no page includes this snippet; use it or delete it")
-        homes = [b for b in shown_by if b.whole_file == me]
-        if not homes:
-            places = ", ".join(f"{site.rel(b.page)}:{b.lineno}" for b in shown_by)
-            raise HarnessFailure(
-                f"{rel}: pages show only parts of it ({places}); show the whole script once, "
-                "with its outcome, so readers can copy and run it"
-            )
-        code = me.read_text(encoding="utf-8")
-        result = _run(self.config, code, me, _numbered(code, 1))
-        for home in homes:
-            where = f"{site.rel(home.page)}:{home.lineno}"
-            if not home.outcome.declared and not self.config.getoption("--bless"):
-                raise HarnessFailure(f"{rel}: {where} shows it with no declared outcome")
-            why = _check(self.config, home, result)
-            if why:
-                raise HarnessFailure(
-                    f"{rel}: run as a script, it does not end as {where} says: {why}"
-                )
+        # Not its name: pytest would show a name with dots in it as a dotted path.
+        return self.snippet, 0, f"python {self.config.stash[SITE].rel(self.snippet)}"

@@ -6,20 +6,20 @@ inherit is put back after it (isolation.py; modules imported from snippets/ are 
 next script imports them fresh). What cannot be cleanly put back fails the script that left it.
 
 Why not a fork of this process per script, which would need nothing put back:
-scripts/bench_isolation.py runs `pytest docs snippets` (152 script runs) both ways. On this
-project's machine (2 cores shared with other jobs; medians of 3 runs each, all 303 items
-passing both ways) this design took 27.8 s and the fork one 69.2 s; with `import torch` at
-3.3 s and the scripts' own work at 18.6 s, that is 1.27 against 3.16 for the target
-suite / (import + scripts) <= 1.5. Each forked child pays again for what one process pays once:
-the fork of a process holding torch, and the first use of what torch sets up lazily. The fork
-design also has to import in the parent whatever a script imported (torch.optim imports
-torch._dynamo on first use, for seconds), must never run a torch operation there (OpenMP's
-thread pool does not survive a fork: a child waits on it forever), and so needs timeouts.
+scripts/bench_isolation.py runs `pytest docs snippets` both ways. When the site had 152
+scripts, on this project's machine (2 cores shared with other jobs; medians of 3 runs each,
+everything passing both ways) this design took 27.8 s and the fork one 69.2 s; with
+`import torch` at 3.3 s and the scripts' own work at 18.6 s, that is 1.27 against 3.16 for the
+target suite / (import + scripts) <= 1.5. Each forked child pays again for what one process
+pays once: the fork of a process holding torch, and the first use of what torch sets up
+lazily. The fork design also has to import in the parent whatever a script imported
+(torch.optim imports torch._dynamo on first use, for seconds), must never run a torch
+operation there (OpenMP's thread pool does not survive a fork: a child waits on it forever),
+and so needs timeouts.
 """
 
 from __future__ import annotations
 
-import ast
 import builtins
 import contextlib
 import io
@@ -51,23 +51,6 @@ class Result:
     leaked: list[str]  # process-wide state it left that could not be cleanly put back
 
 
-def compile_script(code: str, filename: Path, lines: list[int]):
-    """Compile code so that tracebacks show its line i as line lines[i - 1] of filename."""
-    first = lines[0]
-    # Padding gives syntax errors, raised before any remapping, the file's line numbers too; not
-    # inheriting keeps the harness's own `from __future__` imports out of the script.
-    tree = compile(
-        "\n" * (first - 1) + code, str(filename), "exec", ast.PyCF_ONLY_AST, dont_inherit=True
-    )
-    for node in ast.walk(tree):
-        if getattr(node, "end_lineno", None) is not None:
-            start, end = lines[node.lineno - first], lines[node.end_lineno - first]
-            if start == end and node.lineno != node.end_lineno:
-                node.col_offset = 0  # its lines came from one include line: keep columns valid
-            node.lineno, node.end_lineno = start, end
-    return compile(tree, str(filename), "exec", dont_inherit=True)
-
-
 def exception_name(error: BaseException) -> str:
     """The name as the last line of a traceback prints it."""
     cls = type(error)
@@ -82,15 +65,12 @@ def raised(error: BaseException) -> Raised:
     return Raised(exception_name(error), final.partition(":")[2], final, tb)
 
 
-def run_script(
-    code: str, filename: Path, argv0: str, lines: list[int], local: Path, baseline: GlobalState
-) -> Result:
-    """Run code as `python <argv0>` would; `local`: the folder of the scripts and their own
-    modules; `baseline`: the state every script starts from."""
-    compiled = compile_script(code, filename, lines)
+def run_script(path: Path, argv0: str, local: Path, baseline: GlobalState) -> Result:
+    """Run the file at `path` as `python <argv0>` would; `local`: the folder of the scripts and
+    their own modules; `baseline`: the state every script starts from."""
     module_globals = {
         "__name__": "__main__",
-        "__file__": str(filename),
+        "__file__": str(path),
         "__builtins__": builtins,
         "__doc__": None,
         "__spec__": None,
@@ -101,7 +81,7 @@ def run_script(
     before_modules = set(sys.modules)
     argv, path0 = sys.argv, list(sys.path)
     sys.argv = [argv0]
-    sys.path.insert(0, str(filename.parent))
+    sys.path.insert(0, str(path.parent))
     out = io.StringIO()
     error = None
     baseline.restore()
@@ -109,11 +89,14 @@ def run_script(
     try:
         # Warnings go to stderr, which pages do not show; keep them out of pytest's summary.
         with warnings.catch_warnings(record=True), contextlib.redirect_stdout(out):
-            exec(compiled, module_globals)
+            # Not inheriting keeps the harness's own `from __future__` imports out of it.
+            code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+            exec(code, module_globals)
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # noqa: BLE001 - SystemExit is an outcome a page can declare
-        error = raised(e)
+        # The traceback starts in the script, as `python` prints it, not in this function.
+        error = raised(e.with_traceback(e.__traceback__.tb_next))
     seconds = time.perf_counter() - start
     sys.argv, sys.path[:] = argv, path0
     for name in set(sys.modules) - before_modules:

@@ -1,0 +1,43 @@
+"""What identifies each snippet in printed text: lines of it that no other snippet contains (for
+the PDF's check that every snippet is printed; 220 of the 237 snippets start with
+`import torch`, which proves little)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SHORTEST = 20  # characters: a shorter line is too likely to appear in other text
+
+
+def identifying_lines(snippets: list[Path]) -> dict[Path, str | None]:
+    """For each snippet, the first of its lines (stripped) that is in no other snippet, not even
+    as part of a line; where there is none, the first two (or more) consecutive non-blank lines
+    that no other snippet has together, joined by a newline. None for a snippet that only
+    repeats others. Whitespace does not count: compare with runs of it squashed to one space,
+    as text taken from a PDF needs."""
+    lines = {p: _lines(p) for p in snippets}
+    squashed = {p: _squash(" ".join(lines[p])) for p in snippets}
+    found: dict[Path, str | None] = {}
+    for p in snippets:
+        others = [squashed[o] for o in snippets if o != p]
+        found[p] = next(
+            (
+                run
+                for size in range(1, len(lines[p]) + 1)
+                for start in range(len(lines[p]) - size + 1)
+                if len(run := "\n".join(lines[p][start : start + size])) >= SHORTEST
+                and not any(_squash(run) in text for text in others)
+            ),
+            None,
+        )
+    return found
+
+
+def _lines(path: Path) -> list[str]:
+    """Its non-blank lines, stripped, as a page shows it whole: without section markers."""
+    text = path.read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if line.strip() and "8<-" not in line]
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
