@@ -1,8 +1,10 @@
-"""`make test`, after the whole suite passed: list this venv's torch in tested-torch-versions.txt.
+"""`make test`, after the whole suite passed: list this venv's torch in tested-torch-versions.txt
+and write what it prints where releases differ to docs/releases/torch-<version>.json.
 
 Run only when pytest exited 0 on everything (make stops at a failing command), so no test run,
 passing or failing, writes anything: a version is added here, and taken off by hand when it
-stops passing. The reference page shows the file (overrides/hooks/build_facts.py).
+stops passing. The reference page shows both (overrides/hooks/build_facts.py): the list, and
+the table of what changed between the listed releases, from scripts/release_facts.py.
 """
 
 import argparse
@@ -29,13 +31,17 @@ def record(path: Path, version: str) -> bool:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", type=Path, default=ROOT / "tested-torch-versions.txt")
-    parser.add_argument("--version", help="default: the torch this Python imports")
+    parser.add_argument(
+        "--version",
+        help="default: the torch this Python imports, whose facts are then written too",
+    )
     args = parser.parse_args()
     version = args.version
     if version is None:
-        import torch
+        import release_facts  # scripts/, next to this file
 
-        version = torch.__version__.split("+")[0]
+        version = release_facts.version()
+        print(f"{release_facts.write().relative_to(ROOT)}: what torch {version} prints")
     changed = record(args.file, version)
     print(f"{args.file.name}: torch {version} {'added' if changed else 'already listed'}")
 
