@@ -1,6 +1,6 @@
 """What identifies each snippet in printed text: lines of it that no other snippet contains (for
-the PDF's check that every snippet is printed; 220 of the 237 snippets start with
-`import torch`, which proves little)."""
+the PDF's check that every snippet is printed, where a first line proves little: nearly every
+snippet starts with `import torch`)."""
 
 from __future__ import annotations
 
