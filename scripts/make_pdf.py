@@ -6,25 +6,18 @@
    order, after a title page and a table of contents) to site/pdf/<site>.pdf, with the
    headings as bookmarks;
 4. the offline copy, PDF included, is zipped to site/offline/<site>-offline.zip.
+
+Steps 3 and 4 are tools/sitekit.py's package(), which the tests run on the session's builds
+(`make test KEEP_SITE=site` leaves that site, PDF and zip included, where CI publishes it).
 """
 
 import argparse
 import shutil
 import sys
 import time
-import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import sitekit  # noqa: E402
-
-
-def zip_tree(src: Path, target: Path):
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
-        for path in sorted(src.rglob("*")):
-            if path.is_file():
-                z.write(path, Path(target.stem) / path.relative_to(src))
+import sitekit
 
 
 def main():
@@ -40,17 +33,13 @@ def main():
     shutil.rmtree(args.offline_dir, ignore_errors=True)
     sitekit.build(args.site_dir, offline=False)
     sitekit.build(args.offline_dir, offline=True)
-    name = sitekit.pdf_name(sitekit.load_config()["site_name"])
-    if not args.no_pdf:
-        pdf = args.site_dir / "pdf" / name
+    if args.no_pdf:
+        written = sitekit.package(args.site_dir, args.offline_dir)
+    else:
         with sitekit.browser() as chromium:
-            sitekit.print_pdf(chromium, args.offline_dir / "print_page.html", pdf)
-        (args.offline_dir / "pdf").mkdir()
-        shutil.copy(pdf, args.offline_dir / "pdf" / pdf.name)
-        print(f"{pdf}: {pdf.stat().st_size / 1e6:.1f} MB")
-    archive = args.site_dir / "offline" / f"{Path(name).stem}-offline.zip"
-    zip_tree(args.offline_dir, archive)
-    print(f"{archive}: {archive.stat().st_size / 1e6:.1f} MB")
+            written = sitekit.package(args.site_dir, args.offline_dir, chromium)
+    for path in written:
+        print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
     print(f"done in {time.perf_counter() - start:.1f} s")
 
 

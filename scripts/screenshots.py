@@ -10,8 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import sitekit  # noqa: E402
+import sitekit
 
 PAGES = {"home": "/", "scenario": "/scenarios/gan/"}
 DESKTOP = {"width": 1280, "height": 800}

@@ -4,7 +4,9 @@
   Download PDF button (a hook sets it), `make pdf` and the tests name the same file;
 - `build()`: `mkdocs build --strict` as `make test` runs it;
 - `serve()`: a built site on 127.0.0.1 on a free port, in a thread of this process;
-- `browser()`: the system's Chromium driven by Playwright, which also prints the PDF.
+- `browser()`: the system's Chromium driven by Playwright, which also prints the PDF;
+- `package()`: from a build and an offline build, the PDF and the offline zip inside the site
+  (`make pdf`, and the tests, from the session's builds).
 
 The hooks import this module without MkDocs' config object at hand (only its nav and site
 name), so nothing here imports Playwright or MkDocs at module level.
@@ -18,9 +20,11 @@ import http.server
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,16 +100,22 @@ def pdf_name(site_name: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def build(site_dir: Path, offline: bool = False, project: Path = ROOT, strict: bool = True):
-    """`mkdocs build` as `make test` runs it; on failure, raise with everything it printed.
+def build_command(
+    site_dir: Path, offline: bool = False, strict: bool = True, env: dict | None = None
+) -> tuple[list[str], dict]:
+    """The command and environment of `mkdocs build` as `make test` runs it.
 
     Never --quiet: it drops the warnings that --strict counts, so broken links would pass.
     """
-    env = dict(os.environ, OFFLINE="true" if offline else "false", NO_MKDOCS_2_WARNING="1")
+    env = dict(env or os.environ, OFFLINE="true" if offline else "false", NO_MKDOCS_2_WARNING="1")
     cmd = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(site_dir)]
-    run = subprocess.run(
-        cmd + (["--strict"] if strict else []), cwd=project, env=env, capture_output=True, text=True
-    )
+    return cmd + (["--strict"] if strict else []), env
+
+
+def build(site_dir: Path, offline: bool = False, project: Path = ROOT, strict: bool = True):
+    """`mkdocs build` as `make test` runs it; on failure, raise with everything it printed."""
+    cmd, env = build_command(site_dir, offline, strict)
+    run = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
     if run.returncode:
         raise RuntimeError(f"mkdocs build failed in {project}:\n{run.stdout}{run.stderr}")
 
@@ -227,3 +237,33 @@ def print_pdf(chromium, html: Path, pdf: Path, timeout_ms: int = 60_000):
         )
     finally:
         page.close()
+
+
+# --------------------------------------------------------------------------------------------
+# The PDF and the offline copy
+# --------------------------------------------------------------------------------------------
+
+
+def zip_tree(src: Path, target: Path):
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
+        for path in sorted(src.rglob("*")):
+            if path.is_file():
+                z.write(path, Path(target.stem) / path.relative_to(src))
+
+
+def package(site_dir: Path, offline_dir: Path, chromium=None, project: Path = ROOT) -> list[Path]:
+    """Into a built site, from the offline build (OFFLINE=true) of the same sources: the PDF,
+    printed from the offline build's print page, and the offline copy, that PDF included,
+    zipped. Without `chromium`, only the zip. Returns the files written."""
+    name = pdf_name(load_config(project)["site_name"])
+    written = []
+    if chromium is not None:
+        pdf = site_dir / "pdf" / name
+        print_pdf(chromium, offline_dir / "print_page.html", pdf)
+        (offline_dir / "pdf").mkdir(exist_ok=True)
+        shutil.copy(pdf, offline_dir / "pdf" / pdf.name)
+        written.append(pdf)
+    archive = site_dir / "offline" / f"{Path(name).stem}-offline.zip"
+    zip_tree(offline_dir, archive)
+    return [*written, archive]
