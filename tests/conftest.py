@@ -1,15 +1,127 @@
 """Fixtures of the tests of the built site: one build per session, one browser per module.
 
+The site is built once per session (`mkdocs build --strict`), and the offline copy (the same
+sources with OFFLINE=true: no directory URLs, search from disk) once more when the PDF and
+offline checks are selected. Both builds start in a background thread as soon as collection
+shows that a selected test needs them, so they run while the snippets and the harness's tests
+do; the site's tests run last, once the builds are in. `--keep-site DIR` builds into DIR and
+leaves it there, PDF and offline zip included: the site CI publishes.
+
 A test module that needs Debian packages says so in REQUIRES; when any of its tests is
 selected and a package is missing, the session stops at once with one message naming them
 (never skipped, never one failure per test).
 """
 
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
 from pathlib import Path
 
+import page_tour
 import pytest
-import sitekit  # tools/, on pytest's pythonpath
+import sitekit
 import support
+
+# Fixtures that need a build: a selected test that uses one (directly or through another
+# fixture) starts the builds when collection ends. The tour of every page in the browser
+# (tests/page_tour.py) starts in a process of its own as soon as the site is built.
+SITE, OFFLINE, TOUR = "built_site", "offline_site", "tour"
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--keep-site",
+        type=Path,
+        metavar="DIR",
+        help="build the site into DIR (emptied first) and leave it there, with the PDF and "
+        "the offline zip when the PDF checks run: what CI publishes",
+    )
+
+
+class Builds:
+    """The session's builds, made one after the other in a background thread; `stop()` ends
+    one still running (a session stopped early, by -x or a failed collection)."""
+
+    def __init__(self, targets: dict[str, tuple[Path, bool]], tour: Path | None):
+        self.targets = targets  # name: (directory, offline)
+        self.done = {name: threading.Event() for name in targets}
+        self.failed: dict[str, str] = {}
+        self.process: subprocess.Popen | None = None
+        self.tour_result = tour  # where the tour writes its result, if it is wanted
+        self.tour_process: subprocess.Popen | None = None
+        self.tour_started = threading.Event()
+        self.stopped = False
+        # A snapshot: a snippet that sets a variable while a build starts must not reach it.
+        self.env = dict(os.environ)
+        self.thread = threading.Thread(target=self._run, name="site builds", daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        for name, (directory, offline) in self.targets.items():
+            try:
+                shutil.rmtree(directory, ignore_errors=True)
+                self._build(directory, offline)
+                if name == SITE and self.tour_result and not self.stopped:
+                    self._start_tour(directory)
+            except Exception as error:  # reported by every test that needs this build
+                self.failed[name] = str(error)
+            finally:
+                self.done[name].set()
+                self.tour_started.set()
+
+    def _start_tour(self, site: Path):
+        script = Path(__file__).with_name("page_tour.py")
+        self.tour_process = subprocess.Popen(
+            [sys.executable, str(script), str(site), str(self.tour_result)],
+            cwd=support.ROOT,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+
+    def tour(self) -> "page_tour.Tour":
+        self.get(SITE)
+        self.tour_started.wait()
+        output = self.tour_process.communicate()[0].decode(errors="replace")
+        if self.tour_process.returncode:
+            pytest.fail(f"the tour of every page failed:\n{output}", pytrace=False)
+        return page_tour.load(self.tour_result)
+
+    def _build(self, directory: Path, offline: bool):
+        cmd, env = sitekit.build_command(directory, offline, env=self.env)
+        if self.stopped:
+            raise RuntimeError("the session ended before this build started")
+        self.process = subprocess.Popen(
+            cmd, cwd=support.ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+        output = self.process.communicate()[0].decode(errors="replace")
+        if self.process.returncode:
+            raise RuntimeError(f"mkdocs build failed:\n{output}")
+
+    def get(self, name: str) -> Path:
+        self.done[name].wait()
+        if name in self.failed:
+            pytest.fail(self.failed[name], pytrace=False)
+        return self.targets[name][0]
+
+    def stop(self):
+        self.stopped = True
+        for process in (self.process, self.tour_process):
+            if process and process.poll() is None:
+                process.kill()
+        self.thread.join(timeout=30)
+
+
+BUILDS = pytest.StashKey[Builds]()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Tests of the built site last, in their modules' order: the builds run meanwhile."""
+    needs = {SITE, OFFLINE, TOUR}
+    items.sort(key=lambda item: bool(needs & set(getattr(item, "fixturenames", ()))))
 
 
 def pytest_collection_finish(session):
@@ -26,14 +138,43 @@ def pytest_collection_finish(session):
             + (" (or point $CHROMIUM at a Chrome)" if "chromium" in missing else ""),
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
+    wanted = {f for item in session.items for f in getattr(item, "fixturenames", ())}
+    if not {SITE, OFFLINE, TOUR} & wanted or session.config.option.collectonly:
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="backward-twice-site-"))
+    session.config.add_cleanup(lambda: shutil.rmtree(tmp, ignore_errors=True))
+    keep = session.config.getoption("--keep-site", None)
+    targets = {SITE: ((keep.resolve() if keep else tmp / "site"), False)}
+    if OFFLINE in wanted:
+        targets[OFFLINE] = (tmp / "offline", True)
+    tour = tmp / "tour.json" if TOUR in wanted else None
+    builds = session.config.stash[BUILDS] = Builds(targets, tour)
+    session.config.add_cleanup(builds.stop)
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
+def built_site(pytestconfig) -> Path:
     """The site as `make test` builds it (--strict), built once for every test that reads it."""
-    out = tmp_path_factory.mktemp("site")
-    sitekit.build(out)
-    return out
+    return pytestconfig.stash[BUILDS].get(SITE)
+
+
+@pytest.fixture(scope="session")
+def offline_site(pytestconfig) -> Path:
+    """The copy that works opened from disk (OFFLINE=true), built once, after the site."""
+    return pytestconfig.stash[BUILDS].get(OFFLINE)
+
+
+@pytest.fixture(scope="session")
+def tour(pytestconfig) -> "page_tour.Tour":
+    """Every nav page in Chromium, axe in both colour schemes and the width on a phone: the
+    result of the process started once the site was built (tests/page_tour.py)."""
+    return pytestconfig.stash[BUILDS].tour()
+
+
+@pytest.fixture(scope="session")
+def nav(built_site) -> dict[str, support.Page]:
+    """Every nav page of the built site, parsed once: {public URL: Page}, in nav order."""
+    return support.nav_pages(built_site)
 
 
 @pytest.fixture(scope="module")

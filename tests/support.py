@@ -16,7 +16,9 @@ from pathlib import Path
 import sitekit
 from bs4 import BeautifulSoup
 
-ROOT = sitekit.ROOT
+# The project these tests belong to: a copy of it when a test runs the suite in one (sitekit,
+# installed editable, names the checkout it was installed from).
+ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "docs" / "links.yml"
 REDIRECT = re.compile(r'location\.href="([^"]+)"')
 # What a test module's REQUIRES may name, and how to tell it is missing.
@@ -34,7 +36,7 @@ def missing_packages(packages) -> list[str]:
 
 
 def config() -> dict:
-    return sitekit.load_config()
+    return sitekit.load_config(ROOT)
 
 
 def site_url() -> str:
@@ -93,7 +95,8 @@ def assets(html: str) -> list[str]:
 
 
 def nav_pages(site: Path) -> dict[str, Page]:
-    """Every page in mkdocs.yml's nav, in its order, by public URL."""
+    """Every page in mkdocs.yml's nav, in its order, by public URL: parsed, so the tests take
+    it from the session's `nav` fixture (tests/conftest.py) instead of calling this."""
     return {
         url: parse_page((site / url.lstrip("/") / "index.html").read_text())
         for url in (sitekit.url_of(src) for _, src in sitekit.nav_pages(config()["nav"]))

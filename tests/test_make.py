@@ -96,7 +96,7 @@ def test_a_missing_chromium_stops_the_session_once(tmp_path):
     assert output.count("apt-get install chromium") == 1, output[-3000:]
     assert "passed" not in output and "failed" not in output, output[-3000:]
     other = subprocess.run(
-        [*pytest, "tests/test_site.py::test_every_requirement_is_pinned"],
+        [*pytest, "tests/test_sources.py::test_every_requirement_is_pinned"],
         cwd=ROOT,
         env=env,
         capture_output=True,

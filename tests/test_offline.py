@@ -5,7 +5,6 @@ import datetime
 import html
 import re
 import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -13,34 +12,22 @@ from pathlib import Path
 import pytest
 import sitekit
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from support import ROOT, nav_pages
+from support import ROOT
 
 # Checked once for the whole session by conftest.py, before any test runs.
 REQUIRES = ("chromium", "poppler-utils")
 RESULTS_SHOWN = """
   /matching document/.test(document.querySelector(".md-search-result__meta").textContent)
 """
-PDF_NAME = sitekit.pdf_name(sitekit.load_config()["site_name"])
+PDF_NAME = sitekit.pdf_name(sitekit.load_config(ROOT)["site_name"])
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Run `make pdf`'s script into a temporary site."""
-    out = tmp_path_factory.mktemp("out")
-    made = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "make_pdf.py"),
-            "--site-dir",
-            str(out / "site"),
-            "--offline-dir",
-            str(out / "offline"),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert made.returncode == 0, f"make pdf failed:\n{made.stdout}{made.stderr}"
-    return out / "site"
+def built(built_site, offline_site, browser) -> Path:
+    """`make pdf`'s PDF and offline zip, made as scripts/make_pdf.py makes them (sitekit's
+    package()) from the session's builds, into the session's site: where CI publishes them."""
+    sitekit.package(built_site, offline_site, browser, project=ROOT)
+    return built_site
 
 
 @pytest.fixture(scope="module")
@@ -86,10 +73,10 @@ def test_title_page_names_site_torch_and_date(pdf):
     assert any(day.isoformat() in first for day in days), first
 
 
-def test_every_page_is_bookmarked_in_nav_order(pdf, built):
+def test_every_page_is_bookmarked_in_nav_order(pdf, nav):
     marks = [(page, _squash(text)) for page, text in _bookmarks(pdf)]
     at, missing, pages = 0, [], []
-    for url, page in nav_pages(built).items():
+    for url, page in nav.items():
         title = _squash(page.h1)
         found = next((i for i in range(at, len(marks)) if marks[i][1] == title), None)
         if found is None:

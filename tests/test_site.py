@@ -1,4 +1,8 @@
-"""The site's own promises: pinned packages, linkable headings, an offline build, live reload."""
+"""The built site's own promises: linkable headings, no other origin, live reload.
+
+The checks that read only the sources (pins, heading ids, placeholders, the scenarios table,
+the contract's own consistency) are in tests/test_sources.py, which `make check` runs too.
+"""
 
 import json
 import re
@@ -10,40 +14,9 @@ import pytest
 import support
 import yaml
 from sitekit import build
-from support import CONTRACT, ROOT, broken_links, copy_project, nav_pages
+from support import CONTRACT, broken_links, copy_project
 
 MKDOCS = [sys.executable, "-m", "mkdocs"]
-
-
-def test_every_requirement_is_pinned():
-    loose = [
-        line
-        for line in (ROOT / "requirements.txt").read_text().splitlines()
-        if line.strip()
-        and not line.startswith("#")
-        and not re.fullmatch(r"[\w.\-\[\]]+==[\w.+]+", line)
-    ]
-    assert not loose, f"requirements.txt must pin exact versions: {loose}"
-
-
-def test_every_heading_has_a_stable_id():
-    """Forum answers link to headings; an id derived from the wording breaks when it changes."""
-    missing = []
-    for page in sorted((ROOT / "docs").rglob("*.md")):
-        in_fence = False
-        lines = page.read_text().splitlines()
-        # Front matter is YAML, where "# " starts a comment.
-        start = lines.index("---", 1) + 1 if lines and lines[0] == "---" else 0
-        for n, line in enumerate(lines[start:], start + 1):
-            if line.lstrip().startswith("```"):
-                in_fence = not in_fence
-            elif (
-                not in_fence
-                and re.match(r"#{1,6} ", line)
-                and not re.search(r"\{ #[a-z0-9-]+ \}$", line)
-            ):
-                missing.append(f"{page.relative_to(ROOT)}:{n}: {line}")
-    assert not missing, "headings without an explicit { #id }:\n" + "\n".join(missing)
 
 
 @pytest.fixture(scope="module")
@@ -138,11 +111,13 @@ def test_every_contracted_link_resolves(site):
     )
 
 
-def test_every_heading_id_is_in_the_contract(site):
+def test_every_heading_id_is_in_the_contract(nav):
+    """Every id a built heading has, the generated pages' included (tests/test_sources.py
+    checks the explicit ones in the sources, without a build)."""
     contract = yaml.safe_load(CONTRACT.read_text())
     missing = [
         f"{url}  {heading}:"
-        for url, page in nav_pages(site).items()
+        for url, page in nav.items()
         for heading in page.headings
         if heading not in (contract.get(url) or {})
     ]
@@ -161,18 +136,17 @@ def test_the_forum_page_offers_every_fix(site):
         if a.startswith("fix-")
     ]
     assert len(fixes) > 20
-    unlabelled = [f"{url}#{a}" for url, a, text in fixes if not text]
-    assert not unlabelled, f"fixes without a one-line summary in docs/links.yml: {unlabelled}"
+    # That every fix has a summary is checked from the sources (tests/test_sources.py).
     absent = [
         f"{url}#{a}" for url, a, text in fixes if f"Fix: {text} — {site_url}{url}#{a}" not in forum
     ]
     assert not absent, f"fixes the forum page does not offer: {absent}"
 
 
-def test_every_page_has_link_preview_tags(site):
+def test_every_page_has_link_preview_tags(nav):
     site_url = support.site_url()
     problems = []
-    for url, page in nav_pages(site).items():
+    for url, page in nav.items():
         wanted = [
             "description",
             "og:type",
@@ -195,10 +169,10 @@ def test_every_page_has_link_preview_tags(site):
     assert not problems, "\n".join(problems)
 
 
-def test_sitemap_lists_every_page(site):
+def test_sitemap_lists_every_page(site, nav):
     sitemap = (site / "sitemap.xml").read_text()
     site_url = support.site_url().rstrip("/")
-    missing = [url for url in nav_pages(site) if f"<loc>{site_url}{url}</loc>" not in sitemap]
+    missing = [url for url in nav if f"<loc>{site_url}{url}</loc>" not in sitemap]
     assert not missing, f"pages missing from sitemap.xml: {missing}"
 
 
@@ -255,37 +229,24 @@ def test_moving_a_page_needs_a_redirect_that_keeps_its_anchors(tmp_path):
     assert "/scenarios/gan-training/#fix-detach-fake" in (out / "forum/index.html").read_text()
 
 
-def test_no_placeholders_are_left():
-    """`make new-scenario` writes TODO everywhere a human must write something real."""
-    places = [*sorted((ROOT / "docs").rglob("*.md")), CONTRACT, ROOT / "mkdocs.yml"]
-    left = [
-        f"{path.relative_to(ROOT)}:{n}"
-        for path in places
-        for n, line in enumerate(path.read_text().splitlines(), 1)
-        if "TODO" in line
-    ]
-    assert not left, f"placeholders left: {left}"
-
-
-def test_the_scenario_table_lists_every_scenario_page():
-    table = (ROOT / "docs" / "scenarios" / "index.md").read_text()
-    pages = sorted(p.name for p in (ROOT / "docs" / "scenarios").glob("*.md") if p.stem != "index")
-    missing = [name for name in pages if f"]({name})" not in table]
-    assert not missing, f"scenario pages missing from docs/scenarios/index.md's table: {missing}"
-
-
 def test_a_new_scenario_fails_the_suite_until_it_is_written(tmp_path):
+    """`make new-scenario`, then `new_scenario.py --links` for the contract, as CONTRIBUTING.md
+    says: the reproducer, the fix, the wrong fix and the placeholders all fail."""
     project = copy_project(tmp_path, extra=("tests", "scripts", "pyproject.toml"))
     name = "scaffold-under-test"
-    made = subprocess.run(
-        [sys.executable, "scripts/new_scenario.py", name],
-        cwd=project,
-        capture_output=True,
-        text=True,
-    )
-    assert made.returncode == 0, made.stderr
+    names = ["--raises", "loss_reused_twice", "--fix", "one_backward_per_loss"]
+    names += ["--wrong-fix", "retain_graph_everywhere"]
+    for args in ([name, *names], ["--links"]):
+        made = subprocess.run(
+            [sys.executable, "scripts/new_scenario.py", *args],
+            cwd=project,
+            capture_output=True,
+            text=True,
+        )
+        assert made.returncode == 0, made.stderr
     assert f"scenarios/{name}.md" in (project / "mkdocs.yml").read_text()
-    assert f"/scenarios/{name}/:" in (project / "docs" / "links.yml").read_text()
+    contract = yaml.safe_load((project / "docs" / "links.yml").read_text())
+    assert "fix-one-backward-per-loss" in contract[f"/scenarios/{name}/"], contract
     assert f"]({name}.md)" in (project / "docs" / "scenarios" / "index.md").read_text()
     suite = subprocess.run(
         [
@@ -297,13 +258,14 @@ def test_a_new_scenario_fails_the_suite_until_it_is_written(tmp_path):
             "no:cacheprovider",
             f"docs/scenarios/{name}.md",
             f"snippets/scenarios/{name}",
-            "tests/test_site.py::test_no_placeholders_are_left",
+            "tests/test_sources.py::test_no_placeholders_are_left",
         ],
         cwd=project,
         capture_output=True,
         text=True,
     )
     summary = suite.stdout.strip().splitlines()[-1]
-    # Both blocks, both scripts and the placeholder check: nothing in the scaffold passes.
+    # The three scripts (one test each, from the page that shows it) and the placeholder
+    # check: nothing in the scaffold passes.
     assert suite.returncode == 1 and "passed" not in summary, suite.stdout[-2000:]
-    assert re.match(r"5 failed\b", summary), suite.stdout[-2000:]
+    assert re.match(r"4 failed\b", summary), suite.stdout[-2000:]

@@ -1,0 +1,220 @@
+"""What the browser checks share: the watch on a page's requests and errors, the colour
+scheme, axe, and the tour of every page (tests/test_browser.py).
+
+The tour runs in a process of its own, `python tests/page_tour.py SITE_DIR RESULT.json`, started
+by conftest.py as soon as the site is built: it takes minutes (axe on every page, twice for the
+colours), and so runs while the snippets and the other tests do. The tests read its result.
+"""
+
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import sitekit
+import support
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+from sitekit import MERMAID_DRAWN
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+# What axe must not find; moderate and minor findings are not failures.
+BLOCKING = ("serious", "critical")
+# axe over the whole page, started from a timer so that evaluate() returns at once and two tabs
+# run it side by side; the results are awaited later from window.__axe. Given rule ids, only
+# those rules run.
+AXE_RUN = """(rules) => {
+  const options = {resultTypes: ["violations"]};
+  if (rules) options.runOnly = {type: "rule", values: rules};
+  window.__axe = new Promise((r) => setTimeout(r)).then(() => axe.run(document, options));
+}"""
+# The rules a run checked, whatever their result.
+AXE_RAN = """window.__axe.then((r) =>
+  [r.passes, r.violations, r.incomplete, r.inapplicable].flat().map((rule) => rule.id))"""
+# The rules that read colours (axe's category "cat.color": color-contrast, link-in-text-block).
+# The colour scheme changes nothing but colours (Material's palette and a11y.css set CSS colour
+# variables under [data-md-color-scheme]), so only these can find something in one scheme and
+# not in the other.
+AXE_COLOUR_RULES = '() => axe.getRules(["cat.color"]).map((rule) => rule.ruleId)'
+
+# Material's search widget says this until its worker has loaded and indexed the site.
+SEARCH_READY = """
+  document.querySelector(".md-search-result__meta").textContent.trim() !== "Initializing search"
+"""
+
+
+@dataclass
+class Site:
+    url: str
+    pages: list[str]
+
+
+@dataclass
+class Watch:
+    """Everything a context's pages and workers do that a reader would call a problem:
+    console errors, uncaught exceptions, failed or 4xx/5xx requests, requests elsewhere."""
+
+    origin: str
+    where: str = "(no page yet)"
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+
+    def attach(self, context):
+        context.on("request", self._request)
+        context.on("requestfailed", self._failed)
+        context.on("response", self._response)
+        context.on("console", self._console)
+        context.on("weberror", lambda e: self.errors.append(f"{self.where}: uncaught {e.error}"))
+        return self
+
+    def _request(self, request):
+        self.requests.append(request.url)
+        if not request.url.startswith((self.origin + "/", "data:", "blob:")):
+            self.foreign.append(f"{self.where}: {request.method} {request.url}")
+
+    def _failed(self, request):
+        self.failed.append(f"{self.where}: {request.url} ({request.failure})")
+
+    def _response(self, response):
+        if response.status >= 400:
+            self.failed.append(f"{self.where}: {response.url} (HTTP {response.status})")
+
+    def _console(self, message):
+        if message.type == "error":
+            self.errors.append(f"{self.where}: console error: {message.text}")
+
+
+def new_page(browser, site, **options):
+    context = browser.new_context(**options)
+    watch = Watch(site.url).attach(context)
+    return context.new_page(), watch
+
+
+def goto(page, watch, site, url):
+    watch.where = url
+    page.goto(site.url + url)
+    # Diagrams are rendered by script after load; wait so layout and axe see the final page.
+    page.wait_for_function(MERMAID_DRAWN)
+
+
+SCHEMES = {"default": "light", "slate": "dark"}
+
+
+def scheme_of(page) -> str:
+    return SCHEMES[page.locator("body").get_attribute("data-md-color-scheme")]
+
+
+def toggle_scheme(page):
+    """Click the header's palette toggle, as a reader does; returns the new scheme."""
+    other = "dark" if scheme_of(page) == "light" else "light"
+    page.locator(f"label[title='Switch to {other} mode']").click()
+    expect(page.locator("body")).to_have_attribute(
+        "data-md-color-scheme", next(k for k, v in SCHEMES.items() if v == other)
+    )
+    return other
+
+
+def violations_of(page, url) -> list[str]:
+    found = []
+    for v in page.evaluate("window.__axe.then(r => r.violations)"):
+        if v["impact"] in BLOCKING:
+            nodes = v["nodes"]
+            targets = ", ".join(" ".join(n["target"]) for n in nodes[:3])
+            checks = [c["message"] for c in nodes[0]["any"] + nodes[0]["all"] + nodes[0]["none"]]
+            found.append(
+                f"{url} ({scheme_of(page)}): {v['id']} ({v['impact']}, {len(nodes)} elements): "
+                f"{v['help']}: {targets}; first: {'; '.join(checks)}"
+            )
+    return found
+
+
+def sideways(page, url) -> list[str]:
+    """Whether the page scrolls sideways in a phone-wide window."""
+    page.set_viewport_size(PHONE["viewport"])
+    width, client, scroll = page.evaluate(
+        "[innerWidth, document.documentElement.clientWidth, document.documentElement.scrollWidth]"
+    )
+    page.set_viewport_size(DESKTOP)
+    if width != PHONE["viewport"]["width"] or scroll > min(width, client):
+        return [f"{url}: {scroll} px of content in a {width} px wide window"]
+    return []
+
+
+@dataclass
+class Tour:
+    """Every nav page: axe in both colour schemes on a desktop, and the width on a phone."""
+
+    errors: list[str]  # console errors, uncaught exceptions, failed requests
+    requests: list[str]
+    foreign: list[str]  # requests to another origin
+    violations: dict[str, list[str]]
+    overflow: list[str]
+    colour_rules: list[str]
+
+
+def run_tour(browser, site: Site) -> Tour:
+    """axe takes a second or more a page, so two desktop tabs (two renderer processes) check two
+    pages side by side: each runs all of axe's rules, switches the colour scheme with the
+    toggle and runs the rules that read colours again. The switch is remembered, so a tab's next
+    page opens in the scheme it ended with: the full run alternates between the schemes.
+    Then the tab is narrowed to a phone's 390 px: same CSS, without loading every page again
+    (tests/test_browser.py's drawer test emulates a phone in full)."""
+    tabs = [new_page(browser, site, viewport=DESKTOP) for _ in range(2)]
+    axe_source = Axe().axe_script
+    violations, overflow, colour_rules = {"light": [], "dark": []}, [], None
+    for batch in (site.pages[i : i + len(tabs)] for i in range(0, len(site.pages), len(tabs))):
+        pairs = list(zip(batch, tabs, strict=False))
+        for url, (page, watch) in pairs:
+            goto(page, watch, site, url)
+            page.evaluate(axe_source)
+            page.evaluate(AXE_RUN, None)
+        for url, (page, _) in pairs:
+            # Wait for axe's result first: until axe is done the tab's main thread is busy, and
+            # reading the scheme could time out on a loaded machine.
+            found = violations_of(page, url)
+            violations[scheme_of(page)] += found
+            if colour_rules is None:
+                # Those of the full run's rules that read colours: never one it did not run.
+                ran = page.evaluate(AXE_RAN)
+                colour_rules = [r for r in page.evaluate(AXE_COLOUR_RULES) if r in ran]
+            # Colours must be final when axe measures them, not halfway through a transition.
+            page.add_style_tag(content="*, ::before, ::after { transition: none !important }")
+            toggle_scheme(page)
+            page.evaluate(AXE_RUN, colour_rules)
+        for url, (page, _) in pairs:
+            found = violations_of(page, url)
+            violations[scheme_of(page)] += found
+            overflow += sideways(page, url)
+            # Leave only once the search index is in, so no request is cut off by leaving.
+            page.wait_for_function(SEARCH_READY)
+    for page, _ in tabs:
+        page.context.close()
+    watches = [watch for _, watch in tabs]
+    return Tour(
+        errors=[p for w in watches for p in w.errors + w.failed],
+        requests=[r for w in watches for r in w.requests],
+        foreign=[r for w in watches for r in w.foreign],
+        violations=violations,
+        overflow=overflow,
+        colour_rules=colour_rules,
+    )
+
+
+def main():
+    """Tour the built site SITE_DIR (every nav page), writing the Tour as JSON to RESULT."""
+    site_dir, result = Path(sys.argv[1]), Path(sys.argv[2])
+    pages = [sitekit.url_of(src) for _, src in sitekit.nav_pages(support.config()["nav"])]
+    with sitekit.serve(site_dir) as url, sitekit.browser() as chromium:
+        found = run_tour(chromium, Site(url, pages))
+    result.write_text(json.dumps(asdict(found)))
+
+
+def load(result: Path) -> Tour:
+    return Tour(**json.loads(result.read_text()))
+
+
+if __name__ == "__main__":
+    main()
