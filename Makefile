@@ -2,6 +2,7 @@
 #
 # A fresh Debian/Ubuntu machine needs, once (as root):
 #   apt-get install -y python3.11 python3.11-venv chromium poppler-utils nodejs npm
+# (with Node.js already installed from elsewhere, leave out `nodejs npm`: README.md says why),
 # then two commands: `make serve` (write, with live reload) and `make test` (prove everything).
 # The first run creates .venv from requirements.txt (a changed requirements.txt rebuilds it)
 # and node_modules from package-lock.json. `make` alone prints this list of targets.
@@ -24,22 +25,36 @@ export NOTEBOOK_CACHE := $(abspath $(VENV)/.cache/mkdocs-jupyter)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help serve check test bless lint build pdf offline screenshots bench new-scenario clean
+.PHONY: help serve check check-changed test bless lint build pdf offline screenshots bench \
+	properdocs new-scenario clean
 
 help: ## this list (the default goal)
 	@echo "make TARGET, where TARGET is one of:"
-	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z-]+:[^#]*## / {printf "  %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z-]+:[^#]*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 serve: $(READY) ## build and serve on http://127.0.0.1:8000, rebuilding on every change
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
-check: $(READY) ## the inner loop: every page and snippet, and the harness's own tests (<1 min)
-	$(BIN)/python -m pytest docs snippets tests/test_harness.py
+# The inner loop builds nothing: every snippet but those that start processes (the DDP ones,
+# which `make test` runs), the harness's own tests, and the checks that read only the sources
+# (placeholders, heading ids, the scenarios table, the link contract). PAGE=docs/x.md (or
+# several) checks only those pages, their process-launching blocks included.
+check: $(READY) ## inner loop, no DDP processes (<30 s); PAGE=docs/x.md: only that page (~10 s)
+ifdef PAGE
+	$(BIN)/python scripts/check_pages.py $(PAGE)
+else
+	$(BIN)/python -m pytest docs snippets tests/test_harness.py tests/test_sources.py --no-processes
+endif
 
-# The suite builds the site once (--strict) for its site, browser and PDF checks; no second
-# build after it. Only a fully passing run lists this torch in tested-torch-versions.txt.
+check-changed: $(READY) ## make check PAGE=... for the pages and snippets changed since the commit
+	$(BIN)/python scripts/check_pages.py --changed
+
+# The suite builds the site once (--strict), and the offline copy once, in the background while
+# the snippets run; the site, browser and PDF checks all read those. KEEP_SITE=site leaves the
+# site there with its PDF and offline zip (what CI publishes). Only a fully passing run lists
+# this torch in tested-torch-versions.txt.
 test: $(READY) lint ## lint, then everything: pages, snippets, site, browser, PDF; records torch
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(if $(KEEP_SITE),--keep-site $(KEEP_SITE))
 	$(BIN)/python scripts/record_tested_version.py
 
 bless: $(READY) ## fill or refresh the Output/Raises fences under each block from what it does
@@ -61,8 +76,20 @@ pdf: $(READY) ## site/ with site/pdf/backward-twice.pdf and the offline zip (nee
 offline: $(READY) ## only the offline copy: site/offline/backward-twice-offline.zip
 	$(BIN)/python scripts/make_pdf.py --no-pdf
 
-screenshots: $(READY) ## build/screenshots/*.png, light and dark, for CI to keep (needs chromium)
-	$(BIN)/python scripts/screenshots.py
+screenshots: $(READY) ## build/screenshots/*.png, light and dark (SITE_DIR=site: of that build)
+	$(BIN)/python scripts/screenshots.py $(if $(SITE_DIR),--site-dir $(SITE_DIR))
+
+# ProperDocs (the maintained drop-in for MkDocs 1.x) goes into build/properdocs, not the venv,
+# and without its dependencies: it builds with the venv's pinned Markdown, theme and plugins, so
+# the engine is the only difference. PROPERDOCS=properdocs==X.Y.Z picks a release.
+PROPERDOCS ?= properdocs
+properdocs: $(READY) ## build with ProperDocs too; fail if a page, anchor or search entry differs
+	rm -rf build/properdocs build/site-mkdocs build/site-properdocs
+	$(BIN)/pip install --quiet --no-deps --target build/properdocs "$(PROPERDOCS)"
+	$(BIN)/mkdocs build --strict --site-dir build/site-mkdocs
+	PYTHONPATH=build/properdocs $(BIN)/python -m properdocs build --strict \
+		--site-dir build/site-properdocs
+	$(BIN)/python scripts/compare_builds.py build/site-mkdocs build/site-properdocs
 
 new-scenario: ## NAME=slug: a scenario page, snippets, nav and link entries, all failing TODOs
 	@test -n "$(NAME)" || { echo "usage: make new-scenario NAME=slug"; exit 2; }
