@@ -72,6 +72,8 @@ model = nn.Linear(3, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 batches = [(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(4)]
 reference = copy.deepcopy(model)
+steps = []
+optimizer.register_step_post_hook(lambda *args: steps.append(1))
 runner = Runner(model, optimizer, optimizer_config, custom_hooks)
 runner.train(batches)
 
@@ -88,4 +90,5 @@ same = all(
     torch.allclose(p, q)
     for p, q in zip(model.parameters(), reference.parameters())
 )
+print(f"optimizer steps in 4 iterations: {len(steps)}")
 print(f"accumulated step == one step on the mean loss: {same}")
