@@ -48,6 +48,14 @@ _PACKAGES = (
     f"{os.sep}site-packages{os.sep}",
     f"{os.sep}dist-packages{os.sep}",
 )
+# The report when the error comes from reading a saved tensor.
+OUTSIDE = [
+    "freed_graph_report: raised outside backward() and autograd.grad()",
+    "a saved tensor read after the backward that freed it "
+    "(grad_fn._saved_*, ctx.saved_tensors): read it before that backward",
+    f"see: {SITE}scenarios/saved-tensors-after-backward/"
+    "#fix-read-before-backward",
+]
 # The question that decides between two fixes, when the facts do not.
 Q_AGAIN = "do you want another update from these inputs?"
 Q_ONCE = "or should that loss be backpropagated once only?"
@@ -326,45 +334,49 @@ def _fingerprint(grads):
     return [None if g is None else g.detach().clone() for g in grads]
 
 
+_ARGS = {
+    "backward()": ("grad_tensors", "retain_graph", "create_graph"),
+    "autograd.grad()": (
+        "inputs",
+        "grad_outputs",
+        "retain_graph",
+        "create_graph",
+    ),
+}
+
+
 def _wrap(real, kind):
     def call(tensors, *args, **kwargs):
-        names = ("grad_tensors", "retain_graph", "create_graph")
-        if kind == "autograd.grad()":
-            names = (
-                "inputs",
-                "grad_outputs",
-                "retain_graph",
-                "create_graph",
-            )
-        given = dict(zip(names, args), **kwargs)
+        given = dict(zip(_ARGS[kind], args), **kwargs)
         outs = given.get("grad_tensors", given.get("grad_outputs"))
         create = bool(given.get("create_graph"))
         keep = given.get("retain_graph")
         keep = create if keep is None else bool(keep)
-        roots = _roots(tensors)
+        roots, inputs = _roots(tensors), given.get("inputs")
         site = _stack_here()[:-1]
+        ours = False
         try:
-            result = real(tensors, *args, **kwargs)
+            return real(tensors, *args, **kwargs)
         except RuntimeError as error:
-            if MESSAGE in str(error) and not hasattr(
-                error, "_reported"
-            ):
+            ours = MESSAGE in str(error)
+            if ours and not hasattr(error, "_reported"):
                 error._reported = True
                 _report(error, roots, site, kind, outs)
+            inputs = None  # it failed: any node may have run
             raise
-        inputs = given.get("inputs")
-        number = _RECORD.next_number()
-        made = _Call(
-            number,
-            kind,
-            site,
-            keep,
-            create,
-            _describe(inputs),
-            _fingerprint(outs),
-        )
-        _RECORD.stamp(made, roots, _input_nodes(inputs))
-        return result
+        finally:
+            if not ours:
+                number = _RECORD.next_number()
+                made = _Call(
+                    number,
+                    kind,
+                    site,
+                    keep,
+                    create,
+                    _describe(inputs),
+                    _fingerprint(outs),
+                )
+                _RECORD.stamp(made, roots, _input_nodes(inputs))
 
     call.__wrapped__ = real
     return call
@@ -403,25 +415,33 @@ def watch():
         torch.is_anomaly_check_nan_enabled(),
     )
     real = autograd.backward, autograd.grad
-    stack = contextlib.ExitStack()
     _WATCHING.append(True)
     try:
-        autograd.backward = _wrap(real[0], "backward()")
-        autograd.grad = _wrap(real[1], "autograd.grad()")
-        step_hook = register_optimizer_step_post_hook(_after_step)
-        stack.callback(step_hook.remove)
-        if creation is not None:
-            stack.enter_context(creation(_on_node_created))
-        elif not anomaly[0]:
-            # Anomaly mode keeps each node's stack; its NaN check, a cost
-            # of its own, is not needed here.
-            torch.autograd.set_detect_anomaly(True, check_nan=False)
-            stack.callback(torch.autograd.set_detect_anomaly, *anomaly)
-            # Its warning repeats the stack of one node; the report says more.
-            stack.enter_context(warnings.catch_warnings())
-            warnings.filterwarnings("ignore", "Error detected in ")
-        with stack:
+        with contextlib.ExitStack() as stack:
+            autograd.backward = _wrap(real[0], "backward()")
+            autograd.grad = _wrap(real[1], "autograd.grad()")
+            stack.callback(
+                register_optimizer_step_post_hook(_after_step).remove
+            )
+            if creation is not None:
+                stack.enter_context(creation(_on_node_created))
+            elif not anomaly[0]:
+                # Anomaly mode keeps each node's stack; its NaN check, a
+                # cost of its own, is not needed here.
+                autograd.set_detect_anomaly(True, check_nan=False)
+                stack.callback(autograd.set_detect_anomaly, *anomaly)
+                # Its warning shows one node's stack; the report says more.
+                stack.enter_context(warnings.catch_warnings())
+                warnings.filterwarnings("ignore", "Error detected in ")
             yield
+    except RuntimeError as error:
+        if MESSAGE in str(error) and not hasattr(error, "_reported"):
+            error._reported = (
+                True  # raised outside backward() and grad()
+            )
+            print("\n".join(OUTSIDE))
+            error.add_note(OUTSIDE[-1])
+        raise
     finally:
         autograd.backward, autograd.grad = real
         _WATCHING.pop()
@@ -445,6 +465,12 @@ class Report:
         self.old, self.new, self.crossings = self._split(roots)
         self.leaves_new, self.leaves_old = self._leaves()
         self.freed_by = self._freed_by()
+        self.through, self.only, self.changed, self.replaced = (
+            {},
+            {},
+            [],
+            [],
+        )
         self.family, self.where = self._decide()
 
     # The facts.
@@ -543,7 +569,7 @@ class Report:
     def _decide(self):
         """(family, or [(question, family), ...]) and where it applies.
         The page at `see:` explains each rule."""
-        if not self.old:
+        if not self.old or not self.freed_by:
             return None, None
         by, firsts = self.freed_by, [n for _, n in self.crossings]
         # The optimizers that train something here; with none, a
@@ -622,7 +648,7 @@ class Report:
 
     def lines(self):
         """The report, as printed."""
-        out = [f"freed_graph_report: {MESSAGE}"]
+        out = ["freed_graph_report: what this backward reuses"]
         if not self.old:
             return out + [self._nothing()]
         now, by = self.site, self.freed_by
@@ -669,7 +695,9 @@ class Report:
             )
             out.append(f"  {by.kind}, {ago}")
             out.append(f"since:    {self._steps_since(by)}")
-        if self.only:
+        if self.family is None:
+            pass
+        elif self.only:
             names = _shorten(_names(self.only))
             out.append(
                 f"only through it: {names} (detaching it leaves them no gradient)"
@@ -699,6 +727,11 @@ class Report:
         return said
 
     def _nothing(self):
+        if self.old:
+            return (
+                "fix: none given, since no record says which backward freed "
+                "it: run the script under freed_graph_report.py"
+            )
         if self.failed:
             # Its nodes carry no record: freed before watching began.
             return (
