@@ -93,20 +93,21 @@ def section(page: Path, lineno: int) -> tuple[str, str]:
 
 
 def row(script: str) -> str:
+    """One line of the table; the pages that include it sit at the top of docs/."""
     page, lineno = reproducers()[script]
     rel = page.relative_to(ROOT / "docs").as_posix()
     text, anchor = section(page, lineno)
     title = text.replace("|", "\\|")
     want = expected().get(script, {})
     family = want.get("family", "?")
-    fix = f"[{family}](../{want['fix']})" if "fix" in want else "?"
+    fix = f"[{family}]({want['fix']})" if "fix" in want else "?"
     families, _ = verdict(diagnose(script).stdout)
     says = " or ".join(families) or "no verdict"
     agrees = want.get("family") in families and len(families) == 1
     among = want.get("family") in families and len(families) > 1
     note = "✓" if agrees else ("among the candidates" if among else want.get("why", "?"))
     note = note.replace("|", "\\|")
-    return f"| [{Path(rel).stem} › {title}](../{rel}#{anchor}) | {fix} | {says} | {note} |"
+    return f"| [{Path(rel).stem} › {title}]({rel}#{anchor}) | {fix} | {says} | {note} |"
 
 
 GALLERY = ROOT / "docs" / "real-programs.md"
