@@ -264,3 +264,23 @@ def test_command_reports_and_keeps_the_error():
     last = run.stderr.rstrip().split("\n")
     assert last[-1] == f"see: {support.site_url()}fix/#detach", run.stderr
     assert any(line.startswith(f"RuntimeError: {MESSAGE}") for line in last[-5:]), run.stderr
+
+
+def test_watch_reports_in_a_notebook_cell():
+    """Jupyter shows what the cell printed, then the error with the verdict under it."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    setup = f"import sys\nsys.path.insert(0, {str(COMMAND.parent)!r})\nimport torch\n"
+    setup += "from freed_graph_report import watch"
+    cell = "with watch():\n    x = torch.ones(2, requires_grad=True)\n    y = x.exp()\n"
+    cell += "    y.sum().backward()\n    y.sum().backward()"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in (setup, cell)])
+    NotebookClient(nb, timeout=120, allow_errors=True).execute()
+    outputs = nb.cells[1].outputs
+    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    errors = [o for o in outputs if o.output_type == "error"]
+    assert "freed_graph_report: what this backward reuses" in printed, outputs
+    assert "\nfix: one-backward\n" in printed, printed
+    assert errors and errors[0].ename == "RuntimeError", outputs
+    assert errors[0].traceback[-1].endswith(f"see: {support.site_url()}fix/#one-backward")

@@ -800,7 +800,7 @@ def _at(label, node, now):
     made, via = _where(_made(node), now)
     if made is None:
         return [
-            f"  {label}  line unknown (not recorded: run it under watch())"
+            f"  {label}  line unknown: made before watching began"
         ]
     lines = [f"  {label}  {_line(made)}"]
     if via:
