@@ -12,9 +12,9 @@ which is raised as before. `report_freed(loss)`, called before a
 backward, prints the same report without waiting for the error.
 
 Plain PyTorch, one file. It records where each graph node was made
-(anomaly mode before torch 2.14, torch.autograd.graph.node_creation_hook
-from 2.14 on), which nodes each backward ran, and the parameters'
-versions; the report's rules are explained at the `see:` address.
+(anomaly mode before torch 2.14, torch.autograd.graph's
+node_creation_hook from 2.14 on), which nodes each backward ran, and
+the parameters' versions. The `see:` address explains its rules.
 """
 
 import contextlib
@@ -33,26 +33,20 @@ from torch.optim.optimizer import register_optimizer_step_post_hook
 
 SITE = "https://backward-twice.github.io/"
 MESSAGE = "Trying to backward through the graph a second time"
-_KEY = (
-    "freed_graph_report"  # where it keeps its records in node.metadata
+MADE, RAN, ROOT = "report.made", "report.ran", "report.root"
+# Frames in these files are library code; the lines to show are yours.
+_LIBRARY = (os.path.dirname(torch.__file__) + os.sep,) + tuple(
+    sysconfig.get_paths()[k] + os.sep
+    for k in ("stdlib", "platstdlib", "purelib", "platlib")
 )
-# Frames in these are library code; the lines to show are yours.
-_LIBRARY = tuple(
-    {os.path.dirname(torch.__file__) + os.sep}
-    | {
-        sysconfig.get_paths()[k] + os.sep
-        for k in ("stdlib", "platstdlib", "purelib", "platlib")
-    }
-)
-_PACKAGES = (
-    f"{os.sep}site-packages{os.sep}",
-    f"{os.sep}dist-packages{os.sep}",
-)
+_PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages")
+_FRAME = re.compile(r'File "(.+)", line (\d+), in (.+)')
 # The report when the error comes from reading a saved tensor.
 OUTSIDE = [
     "freed_graph_report: raised outside backward() and autograd.grad()",
     "a saved tensor read after the backward that freed it "
-    "(grad_fn._saved_*, ctx.saved_tensors): read it before that backward",
+    "(grad_fn._saved_*, ctx.saved_tensors): read it before that "
+    "backward",
     f"see: {SITE}scenarios/saved-tensors-after-backward/"
     "#fix-read-before-backward",
 ]
@@ -63,37 +57,19 @@ Q_PENALTY = "is the gradient from that call a term of this loss?"
 Q_BOTH = "or do you want both gradients, from one pass?"
 Q_TARGET = "is it a target, a constant for this loss, or a leftover?"
 Q_CACHE = "or should this loss train through it (a cached value)?"
-# What each verdict asks you to do, by (family, where it applies).
+# What each verdict asks you to do, by family and where it applies.
 _APPLY = {
-    ("detach", "value"): "detach it where it is made or kept",
-    (
-        "detach",
-        "carried",
-    ): "detach it at each step: an earlier step made it",
-    (
-        "detach",
-        "earlier",
-    ): "detach it for the backward at {line}: that one "
+    "detach value": "detach it where it is made or kept",
+    "detach carried": "detach it at each step: an earlier step made it",
+    "detach earlier": "detach it for the backward at {line}: that one "
     "trained nothing through it",
-    (
-        "recompute",
-        "value",
-    ): "make it again, from the current parameters",
-    ("recompute", "loss"): "a fresh forward for each backward",
-    (
-        "one-backward",
-        "earlier",
-    ): "one backward for this loss and the one at {line}",
-    (
-        "create-graph",
-        "earlier",
-    ): "create_graph=True in the call at {line}",
-    (
-        "retain-graph",
-        "earlier",
-    ): "retain_graph=True in the call at {line}",
+    "recompute value": "make it again, from the current parameters",
+    "recompute loss": "a fresh forward for each backward",
+    "one-backward earlier": "one backward for this loss and the one at "
+    "{line}",
+    "create-graph earlier": "create_graph=True in the call at {line}",
+    "retain-graph earlier": "retain_graph=True in the call at {line}",
 }
-_FRAME = re.compile(r'File "(.+)", line (\d+), in (.+)')
 
 
 def _is_library(path):
@@ -105,12 +81,13 @@ def _is_library(path):
     )
 
 
-# --- where nodes were made ------------------------------------------------
+# --- where nodes were made --------------------------------------------
 
 
-def _stack_here():
-    """(file, line, function) of each frame calling this, outermost first."""
-    frame, frames = sys._getframe(1), []
+def _stack_here(skip=1):
+    """(file, line, function) of each frame of the caller's stack,
+    outermost first, leaving out the `skip` innermost ones."""
+    frame, frames = sys._getframe(skip + 1), []
     while frame is not None:
         code = frame.f_code
         frames.append((code.co_filename, frame.f_lineno, code.co_name))
@@ -119,28 +96,29 @@ def _stack_here():
 
 
 def _on_node_created(node):
-    node.metadata[_KEY + ".made"] = _stack_here()[:-1]
+    node.metadata[MADE] = _stack_here()
 
 
 def _made(node):
-    """(file, line, function) frames that made the node, outermost first;
-    empty when nothing recorded it."""
-    meta = node.metadata
-    if _KEY + ".made" in meta:
-        return meta[_KEY + ".made"]
-    stack = meta.get("traceback_") or ()  # anomaly mode's record
-    return [
-        (m[1], int(m[2]), m[3]) for m in map(_FRAME.search, stack) if m
-    ]
+    """The frames that made the node, outermost first, if recorded."""
+    if MADE in node.metadata:
+        return node.metadata[MADE]
+    stack = node.metadata.get("traceback_") or ()  # anomaly mode's
+    found = (_FRAME.search(entry) for entry in stack)
+    return [(m[1], int(m[2]), m[3]) for m in found if m]
 
 
 def _yours(frames):
     return [f for f in frames if not _is_library(f[0])]
 
 
+def _chain(node):
+    return tuple(f[:2] for f in _yours(_made(node)))
+
+
 def _where(frames, now):
-    """The line of your code that made something: the outermost of your
-    frames that the current call does not share, then your innermost."""
+    """Your line that made something: the outermost of your frames that
+    the current call does not share; then your innermost, if other."""
     mine, shared = _yours(frames), _yours(now)
     if not mine:
         return None, None
@@ -156,11 +134,19 @@ def _line(frame):
     return f"{os.path.basename(path)}:{line}  {code}".rstrip()
 
 
-# --- what a backward frees --------------------------------------------------
+# --- what a backward frees --------------------------------------------
 
 
 def _name(node):
     return type(node).__name__
+
+
+def _children(node):
+    return [child for child, _ in node.next_functions if child]
+
+
+def _is_leaf(node):
+    return hasattr(node, "variable")
 
 
 def _hooked(raw):
@@ -170,122 +156,104 @@ def _hooked(raw):
 
 
 def _state(node):
-    """saved, none (saves no tensor), freed, or other (another error)."""
-    if isinstance(node, torch.autograd.function.BackwardCFunction):
-        try:
-            if _hooked(node._raw_saved_tensors) or node.saved_tensors:
-                return "saved"
-            return "none"
-        except RuntimeError as e:
-            return "freed" if "freed" in str(e) else "other"
-    if _name(node) == "CopySlices":
-        # Keeps the node of the in-place op, not tensors: a gradient of
-        # the wrong shape stops at the shape check unless that node is
-        # freed (CopySlices::apply_impl, functions/tensor.cpp).
-        shape = node._input_metadata[0].shape
-        try:
+    """saved, none (it saves no tensor), freed, or other (an error of
+    another kind)."""
+    try:
+        if isinstance(node, torch.autograd.function.BackwardCFunction):
+            raw = node._raw_saved_tensors
+            return (
+                "saved"
+                if _hooked(raw) or node.saved_tensors
+                else "none"
+            )
+        if _name(node) == "CopySlices":
+            # It keeps the in-place op's node, not tensors: a gradient
+            # of the wrong shape stops at the shape check unless that
+            # node is freed (CopySlices::apply_impl, in tensor.cpp).
+            shape = node._input_metadata[0].shape
             node(torch.empty(0, *shape, device="meta"))
-        except RuntimeError as e:
-            return "freed" if "freed" in str(e) else "saved"
-        return "saved"
-    state = "none"
-    for attr in dir(node):
-        if not attr.startswith("_saved_"):
-            continue
-        try:
-            if _hooked(getattr(node, "_raw" + attr, None)):
-                state = "saved"
-                continue
-            value = getattr(node, attr)
-        except RuntimeError as e:
-            return "freed" if "freed" in str(e) else "other"
-        values = value if isinstance(value, (list, tuple)) else [value]
-        if any(isinstance(v, torch.Tensor) for v in values):
-            state = "saved"
-    return state
+            return "saved"
+        state = "none"
+        for attr in dir(node):
+            if attr.startswith("_saved_"):
+                if _hooked(getattr(node, "_raw" + attr, None)):
+                    return "saved"
+                value = getattr(node, attr)
+                values = (
+                    value
+                    if isinstance(value, (list, tuple))
+                    else [value]
+                )
+                if any(isinstance(v, torch.Tensor) for v in values):
+                    state = "saved"
+        return state
+    except RuntimeError as e:
+        if "freed" in str(e):
+            return "freed"
+        return "saved" if _name(node) == "CopySlices" else "other"
 
 
-def _children(node):
-    for child, _ in node.next_functions:
-        if child is not None:
-            yield child
-
-
-def _is_leaf(node):
-    return hasattr(node, "variable")
-
-
-# --- the record of one run ---------------------------------------------------
+# --- the record of one run --------------------------------------------
 
 
 class _Call:
-    """A backward() or autograd.grad() call that completed."""
+    """A backward() or autograd.grad() call that ran."""
 
-    def __init__(
-        self, number, kind, site, keep, create_graph, inputs, outs
-    ):
+    def __init__(self, number, kind, site, keep, create, inputs, outs):
         self.number, self.kind, self.site = number, kind, site
-        self.keep, self.create_graph = keep, create_graph
-        self.inputs = inputs  # descriptions of grad's inputs
+        self.keep, self.create_graph = keep, create
+        self.inputs = inputs  # ids of grad()'s inputs
         self.grad_outputs = outs
-        self.versions = {}  # id(leaf) -> (weakref to it, its _version)
+        self.versions = {}  # id(leaf): (a weakref to it, its _version)
 
 
-class _Record:
-    def __init__(self):
-        # _Call and (number, optimizer, site) steps, the latest ones.
-        self.events = deque(maxlen=512)
-        self.count = 0
+_EVENTS = deque(maxlen=512)  # _Call, and (number, optimizer) steps
+_COUNT = [0]
+_STEPPED = weakref.WeakSet()  # the optimizers seen stepping
+_WATCHING = []
 
-    def next_number(self):
-        self.count += 1
-        return self.count
 
-    def calls(self):
-        return [e for e in self.events if isinstance(e, _Call)]
+def _next_number():
+    _COUNT[0] += 1
+    return _COUNT[0]
 
-    def stamp(self, call, roots, inputs):
-        """Mark every node the call ran (its roots down to the inputs)."""
-        key = _KEY + ".ran"
-        nodes = _ran_by(roots, inputs, call.kind == "backward()")
-        for node in nodes:
-            if _is_leaf(node):
-                leaf = node.variable
-                call.versions[id(leaf)] = (
-                    weakref.ref(leaf),
-                    leaf._version,
-                )
-                continue
-            node.metadata.setdefault(key, []).append(call)
-        for root in roots:
-            root.metadata.setdefault(_KEY + ".root", []).append(call)
-        self.events.append(call)
+
+def _calls():
+    return [e for e in _EVENTS if isinstance(e, _Call)]
+
+
+def _stamp(call, roots, inputs):
+    """Mark every node the call ran, and note its leaves' versions."""
+    for node in _ran_by(roots, inputs, call.kind == "backward()"):
+        if _is_leaf(node):
+            leaf = node.variable
+            call.versions[id(leaf)] = (weakref.ref(leaf), leaf._version)
+        else:
+            node.metadata.setdefault(RAN, []).append(call)
+    for root in roots:
+        root.metadata.setdefault(ROOT, []).append(call)
+    _EVENTS.append(call)
 
 
 def _ran_by(roots, inputs, runs_input_node):
     """The nodes a backward from `roots` runs: all of them, or with
     `inputs`, those on a way to one (and a non-leaf input's own node
     for backward(inputs=), which runs it too)."""
-    seen, order, stack = set(), [], list(roots)
-    freed_before = _KEY + ".ran"
-    while stack:
-        node = stack.pop()
+    seen, order, todo = set(), [], list(roots)
+    while todo:
+        node = todo.pop()
         if node in seen:
             continue
         seen.add(node)
         order.append(node)
-        calls = (
-            {}
-            if _is_leaf(node)
-            else node.metadata.get(freed_before, ())
+        freed = not _is_leaf(node) and any(
+            not c.keep for c in node.metadata.get(RAN, ())
         )
-        if any(not c.keep for c in calls):
-            continue  # a freeing call already ran below here
-        stack.extend(_children(node))
+        if not freed:  # below a freed node, an earlier call marked all
+            todo.extend(_children(node))
     if inputs is None:
         return order
-    targets = set(inputs)
-    needed = set()
+    needed, targets = set(), set(inputs)
     for node in reversed(order):  # children come after their parents
         if node in targets or any(c in needed for c in _children(node)):
             needed.add(node)
@@ -298,95 +266,80 @@ def _ran_by(roots, inputs, runs_input_node):
     return [n for n in order if n in needed]
 
 
-_RECORD = _Record()
-_WATCHING = []
-
-
-def _input_nodes(inputs):
-    if inputs is None:
-        return None
-    if isinstance(inputs, torch.Tensor):
-        inputs = [inputs]
-    return [
-        torch.autograd.graph.get_gradient_edge(t).node for t in inputs
-    ]
-
-
-def _roots(tensors):
-    if isinstance(tensors, torch.Tensor):
-        tensors = [tensors]
-    return [t.grad_fn for t in tensors if t.grad_fn is not None]
-
-
-def _describe(tensors):
+def _as_list(tensors):
     if tensors is None:
         return None
-    if isinstance(tensors, torch.Tensor):
-        tensors = [tensors]
-    return [(id(t), isinstance(t, torch.nn.Parameter)) for t in tensors]
+    return (
+        [tensors]
+        if isinstance(tensors, torch.Tensor)
+        else list(tensors)
+    )
 
 
-def _fingerprint(grads):
-    if grads is None:
-        return None
-    if isinstance(grads, torch.Tensor):
-        grads = [grads]
-    return [None if g is None else g.detach().clone() for g in grads]
+def _copies(grads):
+    grads = _as_list(grads)
+    if grads is not None:
+        return [
+            None if g is None else g.detach().clone() for g in grads
+        ]
 
 
-_ARGS = {
-    "backward()": ("grad_tensors", "retain_graph", "create_graph"),
+_ARGS = {  # their parameters, in order, as far as this file reads them
+    "backward()": (
+        "tensors", "grad_tensors", "retain_graph", "create_graph"
+    ),
     "autograd.grad()": (
-        "inputs",
-        "grad_outputs",
-        "retain_graph",
+        "outputs", "inputs", "grad_outputs", "retain_graph",
         "create_graph",
     ),
-}
+}  # fmt: skip
 
 
 def _wrap(real, kind):
-    def call(tensors, *args, **kwargs):
+    def call(*args, **kwargs):
         given = dict(zip(_ARGS[kind], args), **kwargs)
+        tensors = given.get("tensors", given.get("outputs"))
         outs = given.get("grad_tensors", given.get("grad_outputs"))
         create = bool(given.get("create_graph"))
         keep = given.get("retain_graph")
         keep = create if keep is None else bool(keep)
-        roots, inputs = _roots(tensors), given.get("inputs")
-        site = _stack_here()[:-1]
-        ours = False
+        roots = [t.grad_fn for t in _as_list(tensors) if t.grad_fn]
+        inputs, site, ours = (
+            _as_list(given.get("inputs")),
+            _stack_here(),
+            False,
+        )
         try:
-            return real(tensors, *args, **kwargs)
+            return real(*args, **kwargs)
         except RuntimeError as error:
             ours = MESSAGE in str(error)
             if ours and not hasattr(error, "_reported"):
                 error._reported = True
-                _report(error, roots, site, kind, outs)
+                _report(error, roots, site, outs)
             inputs = None  # it failed: any node may have run
             raise
         finally:
             if not ours:
-                number = _RECORD.next_number()
-                made = _Call(
-                    number,
-                    kind,
-                    site,
-                    keep,
-                    create,
-                    _describe(inputs),
-                    _fingerprint(outs),
+                ids = inputs and [id(t) for t in inputs]
+                number = _next_number()
+                ran = _Call(
+                    number, kind, site, keep, create, ids, _copies(outs)
                 )
-                _RECORD.stamp(made, roots, _input_nodes(inputs))
+                edges = inputs and [
+                    torch.autograd.graph.get_gradient_edge(t).node
+                    for t in inputs
+                ]
+                _stamp(ran, roots, edges)
 
     call.__wrapped__ = real
     return call
 
 
-def _report(error, roots, site, kind, outs):
+def _report(error, roots, site, outs):
     """Print the report and add its verdict to the error; a failure of
     this file's own must never hide your error."""
     try:
-        report = Report(roots, site, kind, outs, failed=True)
+        report = Report(roots, site, outs, failed=True)
         print("\n".join(report.lines()))
         error.add_note("\n".join(report.verdict()))
     except Exception as failure:  # noqa: BLE001
@@ -395,42 +348,38 @@ def _report(error, roots, site, kind, outs):
 
 def _after_step(optimizer, args, kwargs):
     _STEPPED.add(optimizer)
-    site = _stack_here()[:-1]
-    _RECORD.events.append(
-        (_RECORD.next_number(), type(optimizer).__name__, site)
-    )
+    _EVENTS.append((_next_number(), type(optimizer).__name__))
 
 
 @contextlib.contextmanager
 def watch():
-    """Record what a report needs while the block runs; report this error
-    if it is raised in it. Nested or repeated use is fine."""
+    """Record what a report needs while the block runs; report the
+    error if it is raised in it. Nested or repeated use is fine."""
     if _WATCHING:
         yield
         return
-    autograd = torch.autograd
-    creation = getattr(torch.autograd.graph, "node_creation_hook", None)
+    grad = torch.autograd
+    creation = getattr(grad.graph, "node_creation_hook", None)
     anomaly = (
         torch.is_anomaly_enabled(),
         torch.is_anomaly_check_nan_enabled(),
     )
-    real = autograd.backward, autograd.grad
+    real = grad.backward, grad.grad
     _WATCHING.append(True)
     try:
         with contextlib.ExitStack() as stack:
-            autograd.backward = _wrap(real[0], "backward()")
-            autograd.grad = _wrap(real[1], "autograd.grad()")
-            stack.callback(
-                register_optimizer_step_post_hook(_after_step).remove
-            )
+            grad.backward = _wrap(real[0], "backward()")
+            grad.grad = _wrap(real[1], "autograd.grad()")
+            hook = register_optimizer_step_post_hook(_after_step)
+            stack.callback(hook.remove)
             if creation is not None:
                 stack.enter_context(creation(_on_node_created))
             elif not anomaly[0]:
                 # Anomaly mode keeps each node's stack; its NaN check, a
-                # cost of its own, is not needed here.
-                autograd.set_detect_anomaly(True, check_nan=False)
-                stack.callback(autograd.set_detect_anomaly, *anomaly)
-                # Its warning shows one node's stack; the report says more.
+                # cost of its own, is not needed.
+                grad.set_detect_anomaly(True, check_nan=False)
+                stack.callback(grad.set_detect_anomaly, *anomaly)
+                # Its warning shows one node's stack; the report, more.
                 stack.enter_context(warnings.catch_warnings())
                 warnings.filterwarnings("ignore", "Error detected in ")
             yield
@@ -443,26 +392,23 @@ def watch():
             error.add_note(OUTSIDE[-1])
         raise
     finally:
-        autograd.backward, autograd.grad = real
+        grad.backward, grad.grad = real
         _WATCHING.pop()
 
 
-# --- the report ---------------------------------------------------------------
+# --- the report -------------------------------------------------------
 
 
 class Report:
     """What the graph behind `roots` reuses, and the fix. `site`: the
     frames of the call about to backpropagate it."""
 
-    def __init__(
-        self, roots, site, kind="backward()", outs=None, failed=False
-    ):
+    def __init__(self, roots, site, outs=None, failed=False):
         # A call that failed has run, and freed, the nodes it reached
-        # first: only the record tells those from the ones run earlier.
-        self.site, self.kind, self.failed = site, kind, failed
-        self.outs = _fingerprint(outs)
-        self.roots = roots
-        self.old, self.new, self.crossings = self._split(roots)
+        # first: only the record tells them from those run earlier.
+        self.roots, self.site, self.failed = roots, site, failed
+        self.outs = _copies(outs)
+        self.old, self.new, self.crossings = self._split()
         self.leaves_new, self.leaves_old = self._leaves()
         self.freed_by = self._freed_by()
         self.through, self.only, self.changed, self.replaced = (
@@ -475,28 +421,19 @@ class Report:
 
     # The facts.
 
-    def _old(self, node, states):
-        ran = [
-            c
-            for c in node.metadata.get(_KEY + ".ran", ())
-            if not c.keep
-        ]
-        if self.failed:
-            return bool(ran)
-        if node not in states:
-            states[node] = _state(node)
-        if states[node] == "saved":
-            return False  # whatever ran, it can run again
-        return bool(ran) or states[node] == "freed"
+    def _old(self, node):
+        """True if an earlier backward ran the node (and freed it)."""
+        ran = any(not c.keep for c in node.metadata.get(RAN, ()))
+        if self.failed or ran:
+            return ran
+        return _state(node) == "freed"
 
-    def _split(self, roots):
+    def _split(self):
         """Old nodes (a backward already ran them), new ones, and the
         edges from a new node to an old one."""
-        states, old, new, crossings = {}, set(), [], []
-        for root in roots:
-            if self._old(root, states):
-                old.add(root)
-        todo = [r for r in roots if r not in old]
+        old = {r for r in self.roots if self._old(r)}
+        new, crossings = [], []
+        todo = [r for r in self.roots if r not in old]
         seen = set(todo) | old
         while todo:
             node = todo.pop(0)
@@ -504,94 +441,114 @@ class Report:
             for child in _children(node):
                 if _is_leaf(child):
                     continue
-                if child not in seen and self._old(child, states):
+                if child not in seen and self._old(child):
                     old.add(child)
                 if child in old:
                     crossings.append((node, child))
                 elif child not in seen:
                     todo.append(child)
                 seen.add(child)
-        self.states = states
         return old, new, crossings
 
+    def _firsts(self):
+        """The old nodes this call reaches first."""
+        reused = [r for r in self.roots if r in self.old]
+        return [n for _, n in self.crossings] + reused
+
     def _leaves(self):
-        def leaves(starts, stop):
+        """Leaves that need a gradient: reached without the old nodes,
+        and reached through them."""
+
+        def below(starts, stop):
             found, seen, todo = {}, set(starts), list(starts)
             while todo:
-                node = todo.pop()
-                for child in _children(node):
+                for child in _children(todo.pop()):
                     if _is_leaf(child):
                         if child.variable.requires_grad:
                             found[id(child.variable)] = child.variable
-                    elif child not in seen and not stop(child):
+                    elif child not in seen and child not in stop:
                         seen.add(child)
                         todo.append(child)
             return found
 
-        new = leaves(self.new, lambda n: n in self.old)
-        start = [n for _, n in self.crossings] + [
-            r for r in self.roots if r in self.old
-        ]
-        return new, leaves(start, lambda n: False)
+        return below(self.new, self.old), below(self._firsts(), ())
 
     def _freed_by(self):
-        firsts = [n for _, n in self.crossings] + [
-            r for r in self.roots if r in self.old
+        ran = [
+            c for n in self._firsts() for c in n.metadata.get(RAN, ())
         ]
-        calls = [
-            c
-            for n in firsts
-            for c in n.metadata.get(_KEY + ".ran", ())
-            if not c.keep
-        ]
-        return min(calls, key=lambda c: c.number) if calls else None
+        freeing = [c for c in ran if not c.keep]
+        return min(freeing, key=lambda c: c.number) if freeing else None
 
-    def _since(self, call):
+    @staticmethod
+    def _since(call):
         return [
             e
-            for e in _RECORD.events
-            if not isinstance(e, _Call) and e[0] > call.number
+            for e in _EVENTS
+            if type(e) is tuple and e[0] > call.number
         ]
 
     @staticmethod
     def _changed(call, leaves=None):
-        """The leaves (of `leaves`, or all) updated in place since `call`."""
+        """The leaves (of `leaves`, or all) changed in place since
+        `call` ran."""
         changed = []
         for i, (ref, version) in call.versions.items():
             leaf = ref()
-            if leaf is not None and leaf._version != version:
-                if leaves is None or i in leaves:
-                    changed.append(leaf)
+            moved = leaf is not None and leaf._version != version
+            if moved and (leaves is None or i in leaves):
+                changed.append(leaf)
         return changed
+
+    def _carried(self):
+        """True if the lines that made the value also made the node that
+        takes it in now: a state fed back, from an earlier iteration."""
+        return any(
+            _chain(j) and _chain(j) == _chain(n)
+            for j, n in self.crossings
+        )
 
     # The verdict.
 
     def _decide(self):
         """(family, or [(question, family), ...]) and where it applies.
         The page at `see:` explains each rule."""
-        if not self.old or not self.freed_by:
+        by = self.freed_by
+        if not self.old or not by:
             return None, None
-        by, firsts = self.freed_by, [n for _, n in self.crossings]
         # The optimizers that train something here; with none, a
         # program that updates by hand: count every leaf as trained.
         both = {**self.leaves_old, **self.leaves_new}
         opts = [o for o in _optimizers() if _owners(both, [o])]
         trained = _owned(opts) if opts else set(both)
-        old = self.leaves_old
+        new, old = self.leaves_new, self.leaves_old
         self.through = {i: t for i, t in old.items() if i in trained}
-        new = self.leaves_new
         self.only = {
             i: t for i, t in self.through.items() if i not in new
         }
-        self.changed = self._changed(by, self.through) if by else []
+        self.changed = self._changed(by, self.through)
         self.replaced = _replaced(self.only)
         stale = bool(self.changed or self.replaced)
-        stepped = by and self._since(by) and not _running_step()
+        stepped = self._since(by) and not _running_step()
         mine = [r for r in self.roots if r in self.old]
-        loss = mine or [n for n in firsts if _is_root_of(n, by)]
-        if not mine and by and by.kind == "autograd.grad()":
-            if not by.create_graph:
-                return _penalty(by, trained)
+        firsts = [n for _, n in self.crossings]
+        loss = mine or [
+            n for n in firsts if by in n.metadata.get(ROOT, ())
+        ]
+        if (
+            not mine
+            and by.kind == "autograd.grad()"
+            and not by.create_graph
+        ):
+            if not any(i in trained for i in by.inputs or ()):
+                return (
+                    "create-graph",
+                    "earlier",
+                )  # a gradient of an input
+            return [
+                (Q_PENALTY, "create-graph"),
+                (Q_BOTH, "one-backward"),
+            ], "earlier"
         if loss and not mine and not self.only and self._carried():
             return "detach", "carried"  # a running total of losses
         if loss:  # a loss that was backpropagated already
@@ -610,21 +567,20 @@ class Report:
             if by.grad_outputs and not _same(
                 by.grad_outputs, self.outs
             ):
-                return "retain-graph", "earlier"
+                return "retain-graph", "earlier"  # rows of a Jacobian
             return "one-backward", "earlier"
         if not self.through:
-            return (
-                "detach",
-                "value",
-            )  # nothing you train is reached by it
+            return "detach", "value"  # it reaches nothing you train
         if self.only and stale:
-            theirs = {i for i in new if i in trained}
-            if not _owners(self.only, opts) & _owners(theirs, opts):
-                if _owners(theirs, opts):
-                    return "detach", "value"  # it trains another model
+            theirs = _owners({i for i in new if i in trained}, opts)
+            if theirs and not _owners(self.only, opts) & theirs:
+                return (
+                    "detach",
+                    "value",
+                )  # this loss trains another model
             return "recompute", "value"
         if self.only:
-            if by and self._changed(by):
+            if self._changed(by):
                 # The earlier call's update came and left this value's
                 # parameters alone: its pass through it was wasted.
                 return "detach", "earlier"
@@ -636,58 +592,45 @@ class Report:
             return "one-backward", "earlier"
         return [(Q_TARGET, "detach"), (Q_CACHE, "recompute")], "value"
 
-    def _carried(self):
-        """True if the lines that made the value also made the node that
-        takes it in now: a state fed back, from an earlier iteration."""
-        return any(
-            _chain(j) and _chain(j) == _chain(n)
-            for j, n in self.crossings
-        )
-
     # The text.
 
     def lines(self):
         """The report, as printed."""
         out = ["freed_graph_report: what this backward reuses"]
         if not self.old:
-            return out + [self._nothing()]
+            return out + self.verdict()
         now, by = self.site, self.freed_by
         reused = [r for r in self.roots if r in self.old]
         if reused:
             node = reused[0]
             out.append(
-                f"reused:   this call's own tensor ({_name(node)}), already backpropagated"
+                f"reused:   this call's own tensor ({_name(node)}), "
+                "already backpropagated"
             )
             out += _at("made at", node, now)
         else:
-            node = self.crossings[0][1]
+            user, node = self.crossings[0]
             out.append(
-                f"reused:   a value ({_name(node)}) that an earlier backward went through"
+                f"reused:   a value ({_name(node)}) that an earlier "
+                "backward went through"
             )
-            out += _at("made at", node, now)
-            out += _at(
-                "used at",
-                next(j for j, n in self.crossings if n is node),
-                now,
-            )
+            out += _at("made at", node, now) + _at("used at", user, now)
             out.append(f"  held in  {_holder(node)}")
             more = {_chain(n) for _, n in self.crossings} - {
                 _chain(node)
             }
             if more:
+                n = len(more)
                 out.append(
-                    f"  and {len(more)} more value(s), made by other lines"
+                    f"  and {n} more {'values' if n > 1 else 'value'}"
                 )
         if by is None:
             out.append("freed by: a backward this run did not watch")
         else:
-            later = sum(
-                1 for c in _RECORD.calls() if c.number > by.number
-            )
+            later = sum(1 for c in _calls() if c.number > by.number)
             mine = _yours(by.site)
-            out.append(
-                f"freed by: {_line(mine[-1]) if mine else 'library code'}"
-            )
+            at = _line(mine[-1]) if mine else "library code"
+            out.append(f"freed by: {at}")
             ago = (
                 f"{later + 1} calls before this one"
                 if later
@@ -695,14 +638,13 @@ class Report:
             )
             out.append(f"  {by.kind}, {ago}")
             out.append(f"since:    {self._steps_since(by)}")
-        if self.family is None:
-            pass
-        elif self.only:
+        if self.family and self.only:
             names = _shorten(_names(self.only))
             out.append(
-                f"only through it: {names} (detaching it leaves them no gradient)"
+                f"only through it: {names} (detaching it leaves them "
+                "no gradient)"
             )
-        elif not self.through:
+        elif self.family and not self.through:
             out.append("through it: nothing an optimizer trains")
         return out + self.verdict()
 
@@ -710,45 +652,43 @@ class Report:
         steps = [e[1] for e in self._since(by)]
         said = []
         if steps:
-            s = "s" if len(steps) > 1 else ""
+            names = ", ".join(sorted(set(steps)))
             said.append(
-                f"{len(steps)} optimizer step{s} ({', '.join(sorted(set(steps)))})"
+                f"{_count(len(steps), 'optimizer step')} ({names})"
             )
-        running = _running_step()
-        if running:
-            said.append(f"inside {running}.step()")
+        if _running_step():
+            said.append(f"inside {_running_step()}.step()")
         said = " and ".join(said) or "no optimizer step"
         if self.changed:
-            n = len(self.changed)
-            said += f"; {n} parameter{'s' if n > 1 else ''} it depends on changed"
+            n = _count(len(self.changed), "parameter")
+            said += f"; {n} it depends on changed"
         if self.replaced:
-            n = len(self.replaced)
-            said += f"; {n} tensor{'s' if n > 1 else ''} it was made from replaced"
+            n = _count(len(self.replaced), "tensor")
+            said += f"; {n} it was made from replaced"
         return said
-
-    def _nothing(self):
-        if self.old:
-            return (
-                "fix: none given, since no record says which backward freed "
-                "it: run the script under freed_graph_report.py"
-            )
-        if self.failed:
-            # Its nodes carry no record: freed before watching began.
-            return (
-                "the backward that freed this graph ran before watch() "
-                "began: watch the whole run"
-            )
-        return "nothing behind it was run by an earlier backward"
 
     def verdict(self):
         """The last lines: the fix and the page that explains it."""
         family = self.family
+        if family is None and self.old:
+            return [
+                "no fix given: no record says which backward freed it; "
+                "run the script under freed_graph_report.py"
+            ]
+        if family is None and self.failed:
+            return [
+                "the backward that freed this graph ran before watch() "
+                "began: watch the whole run"
+            ]
         if family is None:
-            return [self._nothing()]
+            return ["nothing behind it was run by an earlier backward"]
         if isinstance(family, str):
+            mine = _yours(self.freed_by.site)
+            line = f"line {mine[-1][1]}" if mine else "the earlier call"
+            apply = _APPLY[f"{family} {self.where}"].format(line=line)
             return [
                 f"fix: {family}",
-                f"  {self._apply()}",
+                f"  {apply}",
                 f"see: {SITE}fix/#{family}",
             ]
         names = " or ".join(f for _, f in family)
@@ -756,60 +696,18 @@ class Report:
         out += [f"  {f}: {question}" for question, f in family]
         return out + [f"see: {SITE}fix/#{f}" for _, f in family]
 
-    def _apply(self):
-        earlier = _yours(self.freed_by.site) if self.freed_by else []
-        line = (
-            f"line {earlier[-1][1]}" if earlier else "the earlier call"
-        )
-        return _APPLY[self.family, self.where].format(line=line)
 
-
-def _is_root_of(node, call):
-    return call is not None and call in node.metadata.get(
-        _KEY + ".root", ()
-    )
-
-
-def _penalty(by, trained):
-    """The verdict when the earlier call was grad() without create_graph."""
-    if not any(i in trained for i, _ in by.inputs or ()):
-        return "create-graph", "earlier"  # a gradient of an input
-    return [
-        (Q_PENALTY, "create-graph"),
-        (Q_BOTH, "one-backward"),
-    ], "earlier"
-
-
-def _replaced(only):
-    """Tensors a value was made from that your program replaced: no
-    variable of yours holds them, one holds a new leaf of their shape."""
-    held = {
-        id(v): tuple(v.shape)
-        for _, v in _reachable(2)
-        if isinstance(v, torch.Tensor) and v.is_leaf and v.requires_grad
-    }
-    shapes = set(held.values())
-    return [
-        t
-        for i, t in only.items()
-        if i not in held and tuple(t.shape) in shapes
-    ]
+def _count(n, noun):
+    return f"{n} {noun}{'s' if n > 1 else ''}"
 
 
 def _at(label, node, now):
     made, via = _where(_made(node), now)
     if made is None:
-        return [
-            f"  {label}  line unknown: made before watching began"
-        ]
-    lines = [f"  {label}  {_line(made)}"]
-    if via:
-        lines.append(f"      via  {_line(via)}")
-    return lines
-
-
-def _chain(node):
-    return tuple(f[:2] for f in _yours(_made(node)))
+        return [f"  {label}  line unknown: made before watching began"]
+    return [f"  {label}  {_line(made)}"] + (
+        [f"      via  {_line(via)}"] if via else []
+    )
 
 
 def _running_step():
@@ -826,10 +724,11 @@ def _running_step():
 
 
 def _same(a, b):
-    if len(a) != len(b):
-        return False
+    """True if two lists of grad_outputs hold the same values."""
+    if a is None or b is None or len(a) != len(b):
+        return a is b
     return all(
-        (x is None and y is None)
+        x is y
         or (
             x is not None
             and y is not None
@@ -841,13 +740,28 @@ def _same(a, b):
 
 
 def _shorten(names, most=4):
-    shown = ", ".join(names[:most])
-    return shown + (
-        f" and {len(names) - most} more" if len(names) > most else ""
-    )
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
-# --- the program's objects ----------------------------------------------
+def _replaced(only):
+    """Tensors a value was made from that your program replaced: no
+    variable of yours holds them, one holds a new leaf of their
+    shape."""
+    held = {
+        id(v): tuple(v.shape)
+        for _, v in _reachable(2)
+        if isinstance(v, torch.Tensor) and v.is_leaf and v.requires_grad
+    }
+    shapes = set(held.values())
+    return [
+        t
+        for i, t in only.items()
+        if i not in held and tuple(t.shape) in shapes
+    ]
+
+
+# --- the program's objects --------------------------------------------
 
 
 def _reachable(depth=3, budget=20000):
@@ -881,13 +795,12 @@ def _reachable(depth=3, budget=20000):
             continue
         seen.add(id(value))
         todo += [
-            (f"{path}{k}", where, v, level + 1)
-            for k, v in _parts(value)
+            (path + k, where, v, level + 1) for k, v in _parts(value)
         ]
 
 
 def _parts(value):
-    """(accessor, item) for what a container or object holds."""
+    """(accessor, item) for what a container or an object holds."""
     try:
         if isinstance(value, dict):
             return [
@@ -899,10 +812,9 @@ def _parts(value):
             ]
         if isinstance(value, torch.nn.Module):
             parts = {**value._buffers, **value._modules}
+            public = vars(value).items()
             parts.update(
-                (k, v)
-                for k, v in vars(value).items()
-                if not k.startswith("_")
+                (k, v) for k, v in public if not k.startswith("_")
             )
             return [(f".{k}", v) for k, v in parts.items()]
         if isinstance(value, (type, type(os))) or callable(value):
@@ -910,9 +822,6 @@ def _parts(value):
         return [(f".{k}", v) for k, v in vars(value).items()]
     except (TypeError, ReferenceError):  # no __dict__, or a dead proxy
         return []
-
-
-_STEPPED = weakref.WeakSet()  # optimizers seen stepping
 
 
 def _optimizers():
@@ -924,6 +833,7 @@ def _optimizers():
 
 
 def _owned(optimizers):
+    """The ids of the tensors these optimizers update."""
     return {
         id(p)
         for o in optimizers
@@ -934,29 +844,24 @@ def _owned(optimizers):
 
 def _owners(ids, optimizers):
     """The optimizers (by id) that update one of the tensors `ids`."""
-    return {
-        id(o)
-        for o in optimizers
-        for g in o.param_groups
-        for p in g["params"]
-        if id(p) in ids
-    }
+    return {id(o) for o in optimizers if _owned([o]) & set(ids)}
 
 
 def _names(leaves):
-    """Names of these leaves as your code spells them (`encoder.0.weight`)."""
+    """The leaves' names, as your code spells them (`enc.0.weight`)."""
     found = {}
     for path, value in _reachable(depth=1):
-        if " in " in path:
-            continue
         var = path.strip("`")
+        if " in " in path:
+            continue  # a function's local variable
         if isinstance(value, torch.nn.Module):
             for name, p in value.named_parameters():
                 found.setdefault(id(p), f"{var}.{name}")
         elif isinstance(value, torch.Tensor) and id(value) in leaves:
             found.setdefault(id(value), var)
+    unnamed = "a tensor of shape {}"
     return sorted(
-        found.get(i, f"a tensor of shape {tuple(t.shape)}")
+        found.get(i, unnamed.format(tuple(t.shape)))
         for i, t in leaves.items()
     )
 
@@ -974,13 +879,15 @@ def _holder(node):
     )
 
 
-# --- entry points -----------------------------------------------------------
+# --- entry points -----------------------------------------------------
 
 
 def report_freed(tensor):
-    """Print the report for the graph behind `tensor`, before the backward
-    that would fail; return the nodes a backward already ran there."""
-    report = Report(_roots(tensor), _stack_here()[:-1])
+    """Print the report for the graph behind `tensor`, before the
+    backward that would fail; return the nodes a backward already ran
+    there (an empty list if none)."""
+    roots = [t.grad_fn for t in _as_list(tensor) if t.grad_fn]
+    report = Report(roots, _stack_here())
     print("\n".join(report.lines()))
     return sorted(report.old, key=lambda n: n._sequence_nr())
 
@@ -991,11 +898,10 @@ def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: python freed_graph_report.py script.py [args]")
         return
-    script = argv[0]
     sys.argv = list(argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
     with watch():
-        runpy.run_path(script, run_name="__main__")
+        runpy.run_path(argv[0], run_name="__main__")
 
 
 if __name__ == "__main__":
