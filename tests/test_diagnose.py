@@ -284,3 +284,17 @@ def test_watch_reports_in_a_notebook_cell():
     assert "\nfix: one-backward\n" in printed, printed
     assert errors and errors[0].ename == "RuntimeError", outputs
     assert errors[0].traceback[-1].endswith(f"see: {support.site_url()}fix/#one-backward")
+
+
+def test_the_decision_tree_reaches_every_scenario_page():
+    text = (ROOT / "docs" / "diagnose.md").read_text()
+    tree = text[text.index("{ #which-fix }") : text.index("{ #checklist }")]
+    pages = sorted(p.name for p in (ROOT / "docs" / "scenarios").glob("*.md"))
+    missing = [p for p in pages if p != "index.md" and f"(scenarios/{p}#" not in tree]
+    assert not missing, f"docs/diagnose.md#which-fix: no answer leads to {missing}"
+    clicked = set(re.findall(r'click (\w+) href "#tree-\1"', tree))
+    listed = set(re.findall(r'<span id="tree-([\w-]+)"></span>', tree))
+    assert clicked and clicked == listed, (
+        f"tree answers without a list entry: {clicked - listed}, list entries without an "
+        f"answer in the tree: {listed - clicked}"
+    )
