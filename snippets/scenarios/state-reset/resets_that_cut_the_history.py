@@ -25,7 +25,7 @@ def fresh_tensor(net):
     net.mem = torch.zeros_like(net.mem)  # still a registered buffer
 
 
-for reset in (detach_then_zero, zero_then_detach, fresh_tensor):
+for reset in (fresh_tensor, detach_then_zero, zero_then_detach):
     torch.manual_seed(0)
     net = LeakyMemory(3)
     opt = torch.optim.SGD(net.parameters(), lr=0.1)

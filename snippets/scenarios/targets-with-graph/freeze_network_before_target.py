@@ -18,7 +18,8 @@ style_img = torch.rand(1, 3, 16, 16)
 made_before = gram_matrix(features(style_img))
 # Only the image is optimised: freeze the network, then make the
 # target. It has no graph, and no weight gradients are computed.
-features.requires_grad_(False)
+# eval() keeps BatchNorm and dropout layers, if any, fixed too.
+features.eval().requires_grad_(False)
 style_gram = gram_matrix(features(style_img))
 
 img = torch.rand(1, 3, 16, 16).mul(0.2).requires_grad_()

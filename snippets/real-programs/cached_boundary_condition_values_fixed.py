@@ -1,0 +1,78 @@
+# https://github.com/lululxvi/deepxde/issues/1612
+# The issue's inverse problem (C1 only in a Neumann condition) with
+# DeepXDE's NeumannBC and its npfunc_range_autocache wrapper, reduced
+# to plain torch on [0, L].
+import numpy as np
+import torch
+from torch import nn
+
+
+def npfunc_range_autocache(func):
+    cache = {}
+
+    def wrapper_cache(X, beg, end):
+        key = (id(X), beg, end)
+        if key not in cache:
+            cache[key] = func(X[beg:end])
+        return cache[key]
+
+    return wrapper_cache
+
+
+def npfunc_range_nocache(func):
+    def wrapper_nocache(X, beg, end):
+        return func(X[beg:end])
+
+    return wrapper_nocache
+
+
+class NeumannBC:
+    def __init__(self, func):
+        # func reads the trainable C1: evaluate it on every call.
+        self.func = npfunc_range_nocache(func)
+
+    def error(self, X, inputs, outputs, beg, end):
+        values = self.func(X, beg, end)
+        (dydx,) = torch.autograd.grad(
+            outputs.sum(), inputs, create_graph=True
+        )
+        return -dydx[beg:end] - values  # outward normal at x=0 is -1
+
+
+torch.manual_seed(0)
+L, D = 1.0, 0.5
+C1 = torch.tensor(0.1, requires_grad=True)  # dde.Variable(0.1)
+bc = NeumannBC(lambda x: C1 / (2 * D))
+net = nn.Sequential(nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 1))
+# Training points: the boundary point x=0 first, then the domain.
+train_x = np.linspace(0, L, 8, dtype=np.float32).reshape(-1, 1)
+x_obs = torch.tensor([[0.25], [0.5], [0.75]])
+y_obs = torch.cosh(x_obs / L)  # the measured data
+opt = torch.optim.Adam([*net.parameters(), C1], lr=1e-2)
+
+for step in range(3):
+    inputs = torch.as_tensor(train_x).requires_grad_()
+    y = net(inputs)
+    (dy_x,) = torch.autograd.grad(y.sum(), inputs, create_graph=True)
+    (dy_xx,) = torch.autograd.grad(
+        dy_x.sum(), inputs, create_graph=True
+    )
+    pde = dy_xx - y / L**2
+    bc_error = bc.error(train_x, inputs, y, 0, 1)
+    loss = (
+        (pde**2).mean()
+        + (bc_error**2).mean()
+        + ((net(x_obs) - y_obs) ** 2).mean()
+    )
+    # The BC value used, against C1 / (2 D) for the current C1.
+    used = -dy_x[0:1] - bc_error
+    fresh = torch.allclose(used, C1 / (2 * D))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print(
+        f"step {step}: loss {loss.item():.4f}, C1 {C1.item():.4f}, "
+        f"BC value fresh: {fresh}"
+    )
+for name, p in [*net.named_parameters(), ("C1", C1)]:
+    print(f"{name}: grad non-zero {bool(p.grad.abs().sum() > 0)}")

@@ -1,0 +1,94 @@
+# https://github.com/open-mmlab/mmcv/issues/1379
+# mmcv's runner, OptimizerHook and GradientCumulativeOptimizerHook,
+# reduced to plain torch; the config is the one from the issue.
+import copy
+
+import torch
+from torch import nn
+
+
+class OptimizerHook:
+    def __init__(self, grad_clip=None):
+        self.grad_clip = grad_clip
+
+    def after_train_iter(self, runner):
+        runner.optimizer.zero_grad()
+        runner.outputs["loss"].backward()
+        runner.optimizer.step()
+
+
+class GradientCumulativeOptimizerHook(OptimizerHook):
+    def __init__(self, grad_clip=None, cumulative_iters=1):
+        super().__init__(grad_clip)
+        self.cumulative_iters = cumulative_iters
+
+    def after_train_iter(self, runner):
+        loss = runner.outputs["loss"] / self.cumulative_iters
+        loss.backward()
+        if (runner.iter + 1) % self.cumulative_iters == 0:
+            runner.optimizer.step()
+            runner.optimizer.zero_grad()
+
+
+HOOKS = {
+    "OptimizerHook": OptimizerHook,
+    "GradientCumulativeOptimizerHook": GradientCumulativeOptimizerHook,
+}
+
+
+def build_hook(cfg):
+    cfg = dict(cfg)
+    return HOOKS[cfg.pop("type", "OptimizerHook")](**cfg)
+
+
+class Runner:
+    def __init__(
+        self, model, optimizer, optimizer_config, custom_hooks
+    ):
+        self.model, self.optimizer = model, optimizer
+        # The optimizer hook comes first (priority ABOVE_NORMAL),
+        # then the custom hooks (NORMAL).
+        self.hooks = [build_hook(optimizer_config)]
+        self.hooks += [build_hook(cfg) for cfg in custom_hooks]
+
+    def train(self, batches):
+        for self.iter, (x, y) in enumerate(batches):
+            loss = nn.functional.mse_loss(self.model(x), y)
+            self.outputs = {"loss": loss}
+            print(f"iter {self.iter}: loss {loss.item():.4f}")
+            for hook in self.hooks:
+                hook.after_train_iter(self)
+
+
+# The maintainers' answer: the cumulative hook *is* the optimizer
+# hook, so it replaces optimizer_config instead of joining it.
+optimizer_config = dict(
+    type="GradientCumulativeOptimizerHook", cumulative_iters=4
+)
+custom_hooks = []
+
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+batches = [(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(4)]
+reference = copy.deepcopy(model)
+steps = []
+optimizer.register_step_post_hook(lambda *args: steps.append(1))
+runner = Runner(model, optimizer, optimizer_config, custom_hooks)
+runner.train(batches)
+
+# One SGD step on the mean loss of the 4 batches, recomputed fresh.
+mean_loss = sum(
+    nn.functional.mse_loss(reference(x), y) for x, y in batches
+) / len(batches)
+mean_loss.backward()
+for name, p in reference.named_parameters():
+    print(f"{name}: grad non-zero {bool(p.grad.abs().sum() > 0)}")
+    with torch.no_grad():
+        p -= 0.1 * p.grad
+same = all(
+    torch.allclose(p, q)
+    for p, q in zip(model.parameters(), reference.parameters())
+)
+print(f"optimizer steps in 4 iterations: {len(steps)}")
+print(f"accumulated step == one step on the mean loss: {same}")

@@ -1,0 +1,1 @@
+../ddp/two_ranks.py

@@ -1,0 +1,300 @@
+"""The diagnose command on everything the site shows raising the error, and on real programs.
+
+Every block that a page documents to raise "Trying to backward through the graph a second time"
+runs again under `freed_graph_report.py`, as `python freed_graph_report.py script.py` would run
+it. Its verdict (the `fix:` and `see:` lines) must be the one docs/diagnose/expected.yml gives
+for that script (the page's own fix), or the file must say why it is not; the table on the
+diagnose page (docs/diagnose/verdicts.md) must be what these runs print. `pytest
+tests/test_diagnose.py --bless` writes that table. A ```console fence that starts with
+`$ python freed_graph_report.py <script>` must show what that command prints.
+"""
+
+import re
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+import support
+import yaml
+from snippet_harness.isolation import GlobalState
+from snippet_harness.outcome import pattern
+from snippet_harness.pages import Site
+from snippet_harness.run import run_script
+
+ROOT = support.ROOT
+COMMAND = ROOT / "snippets" / "diagnose" / "freed_graph_report.py"
+EXPECTED = ROOT / "docs" / "diagnose" / "expected.yml"
+MESSAGE = "Trying to backward through the graph a second time"
+MESSAGE_FULL = (
+    f"{MESSAGE} (or directly access saved tensors after they have already been freed). Saved "
+    "intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if "
+    "you need to access saved tensors after calling backward."
+)
+FAMILIES = ("detach", "recompute", "one-backward", "create-graph", "retain-graph")
+HEADING = re.compile(r"^#+ (.*?)\s*\{ #([\w-]+) \}")
+CONSOLE = re.compile(r"^```console\n\$ python freed_graph_report\.py (\S+)\n(.*?)^```", re.M | re.S)
+
+
+@cache
+def site() -> Site:
+    return Site(ROOT)
+
+
+@cache
+def reproducers() -> dict[str, tuple[Path, int]]:
+    """Each script a page shows whole and documents to raise this error: page and line."""
+    found = {}
+    for block in site().all_blocks():
+        raises = block.outcome.raises
+        if raises and MESSAGE in raises.text and block.whole_file:
+            found.setdefault(site().rel(block.whole_file), (block.page, block.lineno))
+    return found
+
+
+@cache
+def baseline() -> GlobalState:
+    return GlobalState.capture()
+
+
+@cache
+def diagnose(script: str):
+    """What `python freed_graph_report.py script` prints, and the error it ends with."""
+    driver = COMMAND.parent / "_run_under_command.py"
+    code = f"import freed_graph_report\nfreed_graph_report.main([{str(ROOT / script)!r}])\n"
+    lines = list(range(1, code.count("\n") + 2))
+    return run_script(code, driver, script, lines, ROOT / "snippets", baseline())
+
+
+def verdict(stdout: str) -> tuple[list[str], list[str]]:
+    """The families named on the report's `fix:` line, and its `see:` addresses."""
+    report = (
+        stdout[stdout.rindex("freed_graph_report: ") :] if "freed_graph_report: " in stdout else ""
+    )
+    fix = re.search(r"^fix: (.+?)(?: \(the facts do not decide\))?$", report, re.M)
+    sees = re.findall(r"^see: (\S+)$", report, re.M)
+    return (fix.group(1).split(" or ") if fix else []), sees
+
+
+@cache
+def expected() -> dict:
+    return yaml.safe_load(EXPECTED.read_text()) or {}
+
+
+def section(page: Path, lineno: int) -> tuple[str, str]:
+    """Text and id of the heading a block sits under."""
+    text, anchor = "", "top"
+    for line in page.read_text().split("\n")[: lineno - 1]:
+        if m := HEADING.match(line):
+            text, anchor = m.groups()
+    return text, anchor
+
+
+def row(script: str) -> str:
+    """One line of the table; the pages that include it sit at the top of docs/."""
+    page, lineno = reproducers()[script]
+    rel = page.relative_to(ROOT / "docs").as_posix()
+    text, anchor = section(page, lineno)
+    title = text.replace("|", "\\|")
+    want = expected().get(script, {})
+    family = want.get("family", "?")
+    fix = f"[{family}]({want['fix']})" if "fix" in want else "?"
+    families, _ = verdict(diagnose(script).stdout)
+    says = " or ".join(families) or "no verdict"
+    agrees = want.get("family") in families and len(families) == 1
+    among = want.get("family") in families and len(families) > 1
+    note = "✓" if agrees else ("among the candidates" if among else want.get("why", "?"))
+    note = note.replace("|", "\\|")
+    return f"| [{Path(rel).stem} › {title}]({rel}#{anchor}) | {fix} | {says} | {note} |"
+
+
+GALLERY = ROOT / "docs" / "real-programs.md"
+TABLES = {
+    ROOT / "docs" / "diagnose" / "verdicts.md": lambda page: page != GALLERY,
+    ROOT / "docs" / "diagnose" / "real-programs-verdicts.md": lambda page: page == GALLERY,
+}
+
+
+def table(shows) -> str:
+    """The verdict table of the reproducers on the pages `shows` accepts."""
+    scripts = sorted(
+        (s for s, (page, _) in reproducers().items() if shows(page)), key=reproducers().get
+    )
+    rows = [row(script) for script in scripts]
+    agree = sum(r.endswith("| ✓ |") for r in rows)
+    among = sum(r.endswith("| among the candidates |") for r in rows)
+    head = (
+        f"{agree} of {len(rows)} verdicts name the page's own fix, {among} list it among "
+        f"the two candidates, {len(rows) - agree - among} differ"
+        + (" (the last column says why)" if len(rows) > agree + among else "")
+        + ".\n\n"
+        "| Reproducer | The page's fix | The command says | |\n|---|---|---|---|\n"
+    )
+    return head + "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("script", sorted(reproducers()))
+def test_verdict_is_the_pages_fix(script):
+    page, lineno = reproducers()[script]
+    result = diagnose(script)
+    where = f"{site().rel(page)}:{lineno} ({script})"
+    assert result.error is not None and MESSAGE in result.error.message, (
+        f"{where}: under the command it no longer raises the error:\n{result.stdout}"
+    )
+    families, sees = verdict(result.stdout)
+    if families:
+        assert set(families) <= set(FAMILIES), f"{where}: unknown fix:\n{result.stdout}"
+        assert sees == [f"{support.site_url()}fix/#{f}" for f in families], (
+            f"{where}: each family needs its see: line:\n{result.stdout}"
+        )
+        lines = result.stdout[result.stdout.rindex("freed_graph_report: ") :].split("\n")
+        first = max(i for i, line in enumerate(lines) if line.startswith("fix: "))
+        last = max(i for i, line in enumerate(lines) if line.startswith("see: "))
+        assert result.error.final.endswith("\n".join(lines[first : last + 1])), (
+            f"{where}: the error's note must repeat the verdict lines:\n{result.error.final}"
+        )
+    want = expected().get(script)
+    assert want, f"{EXPECTED.relative_to(ROOT)}: add {script} (its page's fix and family)"
+    assert want["family"] in (*FAMILIES, "none"), f"{script}: unknown family {want['family']}"
+    if want["family"] == "none":
+        url = support.site_url() + want["fix"].replace(".md#", "/#")
+        assert sees == [url], f"{where}: the report must send the reader to {url}"
+    if want["family"] not in families:
+        assert want.get("why"), (
+            f"{where}: the command says {' or '.join(families) or 'nothing'}, the page's fix "
+            f"is {want['family']}: fix one, or say why in {EXPECTED.relative_to(ROOT)}"
+        )
+
+
+def test_expected_names_only_reproducers():
+    stale = sorted(set(expected()) - set(reproducers()))
+    assert not stale, f"{EXPECTED.relative_to(ROOT)} lists scripts no page shows raising: {stale}"
+
+
+@pytest.mark.parametrize("path", list(TABLES), ids=lambda p: p.name)
+def test_table_is_what_the_runs_print(request, path):
+    actual = table(TABLES[path])
+    if request.config.getoption("--bless"):
+        path.write_text(actual)
+    assert path.read_text() == actual, (
+        f"{path.relative_to(ROOT)} is not what the runs print; "
+        "run `pytest tests/test_diagnose.py --bless` and read the diff"
+    )
+
+
+def consoles():
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        text = page.read_text()
+        for m in CONSOLE.finditer(text):
+            line = text[: m.start()].count("\n") + 1
+            yield pytest.param(page, m.group(1), m.group(2), id=f"{site().rel(page)}:{line}")
+
+
+def shown(page: Path, name: str) -> str | None:
+    """The script a console fence runs: one its page shows, else the one the site shows."""
+    blocks = [b for b in site().page(page)[0] if b.whole_file and b.whole_file.name == name]
+    blocks = blocks or [
+        b for b in site().all_blocks() if b.whole_file and b.whole_file.name == name
+    ]
+    files = {b.whole_file for b in blocks}
+    return site().rel(files.pop()) if len(files) == 1 else None
+
+
+def printed(script: str) -> str:
+    """What the terminal shows, the traceback's frames left out."""
+    result = diagnose(script)
+    text = result.stdout
+    if result.error is not None:
+        final = result.error.final.replace(MESSAGE_FULL, f"{MESSAGE} ...")
+        text += f"Traceback (most recent call last):\n...\n{final}\n"
+    return text
+
+
+def test_consoles_exist():
+    assert list(consoles()), "no page shows the command's output in a console fence"
+
+
+@pytest.mark.parametrize(("page", "name", "body"), list(consoles()))
+def test_console_shows_what_the_command_prints(request, page, name, body):
+    script = shown(page, name)
+    assert script, f"{site().rel(page)}: {name} is not one script that a page shows whole"
+    actual = printed(script)
+    if request.config.getoption("--bless") and not pattern(body, squash_space=False).fullmatch(
+        actual
+    ):
+        text = page.read_text()
+        start = f"```console\n$ python freed_graph_report.py {name}\n"
+        head, _, tail = text.partition(start + body)
+        page.write_text(head + start + actual + tail)
+        return
+    assert pattern(body, squash_space=False).fullmatch(actual), (
+        f"{site().rel(page)}: the console fence for {name} differs from what the command "
+        f"prints (pytest tests/test_diagnose.py --bless rewrites it):\n{actual}"
+    )
+
+
+def test_command_runs_an_unchanged_script(tmp_path):
+    """As `python -m cProfile script.py` does: the script's own arguments, its exit status, and
+    nothing added when the error does not happen."""
+    script = tmp_path / "echo_args.py"
+    script.write_text("import sys\nprint(sys.argv)\nsys.exit(3)\n")
+    run = subprocess.run(
+        [sys.executable, str(COMMAND), str(script), "--flag", "x"], capture_output=True, text=True
+    )
+    assert (run.returncode, run.stdout) == (3, f"[{str(script)!r}, '--flag', 'x']\n"), run
+    fixed = ROOT / "snippets" / "scenarios" / "gan" / "detach_fake_for_discriminator.py"
+    plain = subprocess.run([sys.executable, str(fixed)], capture_output=True, text=True)
+    watched = subprocess.run(
+        [sys.executable, str(COMMAND), str(fixed)], capture_output=True, text=True
+    )
+    assert watched.returncode == plain.returncode == 0
+    assert watched.stdout == plain.stdout
+    assert watched.stderr == plain.stderr
+
+
+def test_command_reports_and_keeps_the_error():
+    failing = ROOT / "snippets" / "scenarios" / "gan" / "fake_batch_reused_raises.py"
+    run = subprocess.run(
+        [sys.executable, str(COMMAND), str(failing)], capture_output=True, text=True
+    )
+    assert run.returncode == 1, run
+    assert "freed_graph_report: " in run.stdout
+    last = run.stderr.rstrip().split("\n")
+    assert last[-1] == f"see: {support.site_url()}fix/#detach", run.stderr
+    assert any(line.startswith(f"RuntimeError: {MESSAGE}") for line in last[-5:]), run.stderr
+
+
+def test_watch_reports_in_a_notebook_cell():
+    """Jupyter shows what the cell printed, then the error with the verdict under it."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    setup = f"import sys\nsys.path.insert(0, {str(COMMAND.parent)!r})\nimport torch\n"
+    setup += "from freed_graph_report import watch"
+    cell = "with watch():\n    x = torch.ones(2, requires_grad=True)\n    y = x.exp()\n"
+    cell += "    y.sum().backward()\n    y.sum().backward()"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in (setup, cell)])
+    NotebookClient(nb, timeout=120, allow_errors=True).execute()
+    outputs = nb.cells[1].outputs
+    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    errors = [o for o in outputs if o.output_type == "error"]
+    assert "freed_graph_report: what this backward reuses" in printed, outputs
+    assert "\nfix: one-backward\n" in printed, printed
+    assert errors and errors[0].ename == "RuntimeError", outputs
+    assert errors[0].traceback[-1].endswith(f"see: {support.site_url()}fix/#one-backward")
+
+
+def test_the_decision_tree_reaches_every_scenario_page():
+    text = (ROOT / "docs" / "diagnose.md").read_text()
+    tree = text[text.index("{ #which-fix }") : text.index("{ #checklist }")]
+    pages = sorted(p.name for p in (ROOT / "docs" / "scenarios").glob("*.md"))
+    missing = [p for p in pages if p != "index.md" and f"(scenarios/{p}#" not in tree]
+    assert not missing, f"docs/diagnose.md#which-fix: no answer leads to {missing}"
+    clicked = set(re.findall(r'click (\w+) href "#tree-\1"', tree))
+    listed = set(re.findall(r'<span id="tree-([\w-]+)"></span>', tree))
+    assert clicked and clicked == listed, (
+        f"tree answers without a list entry: {clicked - listed}, list entries without an "
+        f"answer in the tree: {listed - clicked}"
+    )
