@@ -12,6 +12,7 @@ tests/test_diagnose.py --bless` writes that table. A ```console fence that start
 import re
 import subprocess
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -19,8 +20,9 @@ import pytest
 import support
 import yaml
 from snippet_harness.isolation import GlobalState
-from snippet_harness.outcome import pattern
+from snippet_harness.outcome import output_matches
 from snippet_harness.pages import Site
+from snippet_harness.plugin import TORCH
 from snippet_harness.run import run_script
 
 ROOT = support.ROOT
@@ -43,14 +45,21 @@ def site() -> Site:
     return Site(ROOT)
 
 
+def whole_blocks():
+    """Every block on every page that shows a snippet whole."""
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        yield from (b for b in site().page(page)[0] if b.excerpt is None)
+
+
 @cache
 def reproducers() -> dict[str, tuple[Path, int]]:
     """Each script a page shows whole and documents to raise this error: page and line."""
     found = {}
-    for block in site().all_blocks():
-        raises = block.outcome.raises
-        if raises and MESSAGE in raises.text and block.whole_file:
-            found.setdefault(site().rel(block.whole_file), (block.page, block.lineno))
+    for block in whole_blocks():
+        outcome = block.outcome(TORCH)
+        raises = None if isinstance(outcome, str) else outcome.raises
+        if raises and MESSAGE in raises.text:
+            found.setdefault(site().rel(block.snippet), (block.page, block.lineno))
     return found
 
 
@@ -60,12 +69,21 @@ def baseline() -> GlobalState:
 
 
 @cache
+def driver() -> Path:
+    """A script that runs `python freed_graph_report.py <argv[1]>`, outside the tree."""
+    path = Path(tempfile.mkdtemp()) / "run_the_command.py"
+    path.write_text(
+        "import runpy, sys\n"
+        f"sys.argv = [{str(COMMAND)!r}, sys.argv[0]]\n"
+        f"runpy.run_path({str(COMMAND)!r}, run_name='__main__')\n"
+    )
+    return path
+
+
+@cache
 def diagnose(script: str):
     """What `python freed_graph_report.py script` prints, and the error it ends with."""
-    driver = COMMAND.parent / "_run_under_command.py"
-    code = f"import freed_graph_report\nfreed_graph_report.main([{str(ROOT / script)!r}])\n"
-    lines = list(range(1, code.count("\n") + 2))
-    return run_script(code, driver, script, lines, ROOT / "snippets", baseline())
+    return run_script(driver(), str(ROOT / script), ROOT / "snippets", baseline())
 
 
 def verdict(stdout: str) -> tuple[list[str], list[str]]:
@@ -194,12 +212,12 @@ def consoles():
 
 def shown(page: Path, name: str) -> str | None:
     """The script a console fence runs: one its page shows, else the one the site shows."""
-    blocks = [b for b in site().page(page)[0] if b.whole_file and b.whole_file.name == name]
-    blocks = blocks or [
-        b for b in site().all_blocks() if b.whole_file and b.whole_file.name == name
-    ]
-    files = {b.whole_file for b in blocks}
-    return site().rel(files.pop()) if len(files) == 1 else None
+    here = [b for b in site().page(page)[0] if b.excerpt is None]
+    for blocks in (here, list(whole_blocks())):
+        files = {b.snippet.resolve() for b in blocks if b.snippet.name == name}
+        if files:
+            return site().rel(files.pop()) if len(files) == 1 else None
+    return None
 
 
 def printed(script: str) -> str:
@@ -221,15 +239,13 @@ def test_console_shows_what_the_command_prints(request, page, name, body):
     script = shown(page, name)
     assert script, f"{site().rel(page)}: {name} is not one script that a page shows whole"
     actual = printed(script)
-    if request.config.getoption("--bless") and not pattern(body, squash_space=False).fullmatch(
-        actual
-    ):
+    if request.config.getoption("--bless") and not output_matches(body, actual):
         text = page.read_text()
         start = f"```console\n$ python freed_graph_report.py {name}\n"
         head, _, tail = text.partition(start + body)
         page.write_text(head + start + actual + tail)
         return
-    assert pattern(body, squash_space=False).fullmatch(actual), (
+    assert output_matches(body, actual), (
         f"{site().rel(page)}: the console fence for {name} differs from what the command "
         f"prints (pytest tests/test_diagnose.py --bless rewrites it):\n{actual}"
     )
