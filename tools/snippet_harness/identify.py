@@ -19,7 +19,8 @@ def identifying_lines(snippets: list[Path]) -> dict[Path, str | None]:
     squashed = {p: _squash(" ".join(lines[p])) for p in snippets}
     found: dict[Path, str | None] = {}
     for p in snippets:
-        others = [squashed[o] for o in snippets if o != p]
+        # A link to the same file (a shared helper shown in two folders) is not another.
+        others = [squashed[o] for o in snippets if o.resolve() != p.resolve()]
         found[p] = next(
             (
                 run
