@@ -91,8 +91,11 @@ properdocs: $(READY) ## build with ProperDocs too; fail if a page, anchor or sea
 		--site-dir build/site-properdocs
 	$(BIN)/python scripts/compare_builds.py build/site-mkdocs build/site-properdocs
 
-new-scenario: ## NAME=slug: a scenario page, snippets, nav and link entries, all failing TODOs
-	@test -n "$(NAME)" || { echo "usage: make new-scenario NAME=slug"; exit 2; }
+# RAISES, FIX and WRONG_FIX name the three snippets (scripts/new_scenario.py reads them from
+# the environment); `python scripts/new_scenario.py --links` later adds the page's ids to the
+# link contract for review.
+new-scenario: ## NAME=slug RAISES=.. FIX=.. WRONG_FIX=..: a page, 3 snippets, nav; failing TODOs
+	@test -n "$(NAME)" || { echo "usage: make new-scenario NAME=slug RAISES=... FIX=... WRONG_FIX=..."; exit 2; }
 	$(PYTHON) scripts/new_scenario.py $(NAME)
 
 bench: $(READY) $(LIGHTHOUSE_READY) ## timings of suite and build, the costs page, Lighthouse

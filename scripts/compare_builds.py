@@ -35,6 +35,8 @@ def search_locations(site: Path) -> set[str]:
 def differences(a: Path, b: Path) -> list[str]:
     found = []
     pages_a, pages_b = pages(a), pages(b)
+    if not pages_a:
+        return [f"{a}: no HTML page at all"]
     found += [f"page only in {a}: {p}" for p in sorted(pages_a.keys() - pages_b.keys())]
     found += [f"page only in {b}: {p}" for p in sorted(pages_b.keys() - pages_a.keys())]
     for page in sorted(pages_a.keys() & pages_b.keys()):
@@ -55,10 +57,10 @@ def main():
         if not (site / "index.html").is_file():
             sys.exit(f"{site}: not a built site (no index.html)")
     found = differences(args.site, args.other)
-    count = len(pages(args.site))
     if found:
         print("\n".join(found))
         sys.exit(f"{len(found)} differences between {args.site} and {args.other}")
+    count = len(list(args.site.rglob("*.html")))
     print(f"same {count} pages, anchors and search entries in {args.site} and {args.other}")
 
 

@@ -35,7 +35,9 @@ AXE_RAN = """window.__axe.then((r) =>
 # The rules that read colours (axe's category "cat.color": color-contrast, link-in-text-block).
 # The colour scheme changes nothing but colours (Material's palette and a11y.css set CSS colour
 # variables under [data-md-color-scheme]), so only these can find something in one scheme and
-# not in the other.
+# not in the other. Checked: all of axe in both schemes on every page finds the same for every
+# other rule, but for the palette toggle, whose label for the other scheme is the one shown;
+# the full run alternates between the schemes from page to page, so both labels get it.
 AXE_COLOUR_RULES = '() => axe.getRules(["cat.color"]).map((rule) => rule.ruleId)'
 
 # Material's search widget says this until its worker has loaded and indexed the site.
@@ -153,6 +155,7 @@ class Tour:
     violations: dict[str, list[str]]
     overflow: list[str]
     colour_rules: list[str]
+    full_runs: dict[str, int]  # pages that had all of axe's rules, per scheme
 
 
 def run_tour(browser, site: Site) -> Tour:
@@ -165,6 +168,7 @@ def run_tour(browser, site: Site) -> Tour:
     tabs = [new_page(browser, site, viewport=DESKTOP) for _ in range(2)]
     axe_source = Axe().axe_script
     violations, overflow, colour_rules = {"light": [], "dark": []}, [], None
+    full_runs = {"light": 0, "dark": 0}
     for batch in (site.pages[i : i + len(tabs)] for i in range(0, len(site.pages), len(tabs))):
         pairs = list(zip(batch, tabs, strict=False))
         for url, (page, watch) in pairs:
@@ -176,6 +180,7 @@ def run_tour(browser, site: Site) -> Tour:
             # reading the scheme could time out on a loaded machine.
             found = violations_of(page, url)
             violations[scheme_of(page)] += found
+            full_runs[scheme_of(page)] += 1
             if colour_rules is None:
                 # Those of the full run's rules that read colours: never one it did not run.
                 ran = page.evaluate(AXE_RAN)
@@ -200,6 +205,7 @@ def run_tour(browser, site: Site) -> Tour:
         violations=violations,
         overflow=overflow,
         colour_rules=colour_rules,
+        full_runs=full_runs,
     )
 
 
