@@ -59,10 +59,10 @@ def pytest_sessionfinish(session):
     Path(os.environ["BENCH_ISOLATION_RUNS"]).write_text(json.dumps(script_runs(session.config)))
 
 
-def fork_run_script(rng, code, filename, argv0, lines, local, baseline):
-    from snippet_harness.run import Raised, Result, compile_script
+def fork_run_script(rng, filename, argv0, local, baseline):
+    from snippet_harness.run import Raised, Result
 
-    compiled = compile_script(code, filename, lines)
+    compiled = compile(filename.read_bytes(), str(filename), "exec", dont_inherit=True)
     sys.stdout.flush()
     sys.stderr.flush()
     read_fd, write_fd = os.pipe()

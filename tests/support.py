@@ -109,7 +109,11 @@ def nav_pages(site: Path) -> dict[str, Page]:
 
 
 def resolve(site: Path, url: str) -> Path | None:
-    """The built page behind a public URL, following redirect stubs; None if there is none."""
+    """The built page behind a public URL, following redirect stubs; None if there is none.
+    A URL that does not end in a slash is a file the site serves for download."""
+    if not url.endswith("/"):
+        served = site / url.lstrip("/")
+        return served if served.is_file() else None
     for _ in range(5):
         page = site / url.lstrip("/") / "index.html"
         if not page.is_file():

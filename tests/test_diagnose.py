@@ -35,6 +35,9 @@ MESSAGE_FULL = (
     "Specify retain_graph=True if you need to backward through the graph a second time or if "
     "you need to access saved tensors after calling backward."
 )
+# The address the command's `see:` lines name: the site's default one (a build with another
+# SITE_URL serves a copy naming that one instead: overrides/hooks/download_command.py).
+SITE = re.search(r'^SITE = "(.+)"$', COMMAND.read_text(), re.M).group(1)
 FAMILIES = ("detach", "recompute", "one-backward", "create-graph", "retain-graph")
 HEADING = re.compile(r"^#+ (.*?)\s*\{ #([\w-]+) \}")
 CONSOLE = re.compile(r"^```console\n\$ python freed_graph_report\.py (\S+)\n(.*?)^```", re.M | re.S)
@@ -164,7 +167,7 @@ def test_verdict_is_the_pages_fix(script):
     families, sees = verdict(result.stdout)
     if families:
         assert set(families) <= set(FAMILIES), f"{where}: unknown fix:\n{result.stdout}"
-        assert sees == [f"{support.site_url()}fix/#{f}" for f in families], (
+        assert sees == [f"{SITE}fix/#{f}" for f in families], (
             f"{where}: each family needs its see: line:\n{result.stdout}"
         )
         lines = result.stdout[result.stdout.rindex("freed_graph_report: ") :].split("\n")
@@ -177,7 +180,7 @@ def test_verdict_is_the_pages_fix(script):
     assert want, f"{EXPECTED.relative_to(ROOT)}: add {script} (its page's fix and family)"
     assert want["family"] in (*FAMILIES, "none"), f"{script}: unknown family {want['family']}"
     if want["family"] == "none":
-        url = support.site_url() + want["fix"].replace(".md#", "/#")
+        url = SITE + want["fix"].replace(".md#", "/#")
         assert sees == [url], f"{where}: the report must send the reader to {url}"
     if want["family"] not in families:
         assert want.get("why"), (
@@ -278,7 +281,7 @@ def test_command_reports_and_keeps_the_error():
     assert run.returncode == 1, run
     assert "freed_graph_report: " in run.stdout
     last = run.stderr.rstrip().split("\n")
-    assert last[-1] == f"see: {support.site_url()}fix/#detach", run.stderr
+    assert last[-1] == f"see: {SITE}fix/#detach", run.stderr
     assert any(line.startswith(f"RuntimeError: {MESSAGE}") for line in last[-5:]), run.stderr
 
 
@@ -299,7 +302,7 @@ def test_watch_reports_in_a_notebook_cell():
     assert "freed_graph_report: what this backward reuses" in printed, outputs
     assert "\nfix: one-backward\n" in printed, printed
     assert errors and errors[0].ename == "RuntimeError", outputs
-    assert errors[0].traceback[-1].endswith(f"see: {support.site_url()}fix/#one-backward")
+    assert errors[0].traceback[-1].endswith(f"see: {SITE}fix/#one-backward")
 
 
 def test_the_decision_tree_reaches_every_scenario_page():
@@ -314,3 +317,15 @@ def test_the_decision_tree_reaches_every_scenario_page():
         f"tree answers without a list entry: {clicked - listed}, list entries without an "
         f"answer in the tree: {listed - clicked}"
     )
+
+
+def test_the_command_names_the_sites_default_address():
+    assert f'site_url: !ENV [SITE_URL, "{SITE}"]' in (ROOT / "mkdocs.yml").read_text()
+
+
+def test_the_site_serves_the_command_with_its_own_address(built_site):
+    served = (built_site / COMMAND.name).read_text()
+    expected = COMMAND.read_text().replace(f'SITE = "{SITE}"', f'SITE = "{support.site_url()}"')
+    assert served == expected
+    diagnose_page = (built_site / "diagnose" / "index.html").read_text()
+    assert f"curl -O {support.site_url()}{COMMAND.name}" in diagnose_page

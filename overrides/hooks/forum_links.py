@@ -4,15 +4,10 @@ The contract file is the one list of public links, so the forum page can only of
 that the tests keep alive.
 """
 
-import sys
 from pathlib import Path
 
+import sitekit  # installed with tools/ (requirements.txt: -e ./tools)
 import yaml
-
-TOOLS = str(Path(__file__).resolve().parents[2] / "tools")
-if TOOLS not in sys.path:
-    sys.path.insert(0, TOOLS)
-import sitekit  # noqa: E402
 
 MARKER = "<!-- every fix in docs/links.yml -->"
 
