@@ -9,6 +9,7 @@ processes start, so it takes a few seconds. A rank whose group broke
 the launcher then leaves that rank's group alone.
 """
 
+import os
 import socket
 import subprocess
 import sys
@@ -42,7 +43,10 @@ def run_on_two_ranks(train):
             # No rank tears the group down while the other uses it.
             dist.barrier()
             dist.destroy_process_group()
-        return
+        # Leave now: at exit, gloo's threads can still end the process
+        # ("terminate called without an active exception").
+        sys.stdout.flush()
+        os._exit(0)
     # Rank 0 listens on a free port of the loopback interface.
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
