@@ -131,9 +131,30 @@ def test_pdf_has_every_snippet(pdf):
     missing = [
         str(path.relative_to(ROOT))
         for path, run in found.items()
-        if run is None or _squash(run) not in text
+        if run is None or not _printed(run, text)
     ]
     assert not missing, f"snippets not in the PDF: {missing}"
+
+
+def _printed(run: str, text: str, window: int = 600) -> bool:
+    """True if the run's code and comments are in the text in order, close together: the
+    PDF's text may give a comment, or a blank line's neighbour, a few lines away."""
+    pieces = []
+    for line in run.split("\n"):
+        code, _, comment = line.partition("  #")
+        pieces += [p for p in (_squash(code), comment and _squash("#" + comment)) if p]
+    start = text.find(pieces[0])
+    while start >= 0:
+        at = start + len(pieces[0])
+        for piece in pieces[1:]:
+            at = text.find(piece, at, start + window)
+            if at < 0:
+                break
+            at += len(piece)
+        else:
+            return True
+        start = text.find(pieces[0], start + 1)
+    return False
 
 
 def test_no_line_runs_past_the_text_area(pdf):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 SHORTEST = 20  # characters: a shorter line is too likely to appear in other text
+FITS = 60  # characters: a longer code line may wrap on the printed page
 
 
 def identifying_lines(snippets: list[Path]) -> dict[Path, str | None]:
@@ -21,16 +22,22 @@ def identifying_lines(snippets: list[Path]) -> dict[Path, str | None]:
     for p in snippets:
         # A link to the same file (a shared helper shown in two folders) is not another.
         others = [squashed[o] for o in snippets if o.resolve() != p.resolve()]
-        found[p] = next(
-            (
-                run
-                for size in range(1, len(lines[p]) + 1)
-                for start in range(len(lines[p]) - size + 1)
-                if len(run := "\n".join(lines[p][start : start + size])) >= SHORTEST
-                and not any(_squash(run) in text for text in others)
-            ),
-            None,
+        runs = (
+            run
+            for size in range(1, len(lines[p]) + 1)
+            for start in range(len(lines[p]) - size + 1)
+            if len(run := "\n".join(lines[p][start : start + size])) >= SHORTEST
+            and not any(_squash(run) in text for text in others)
         )
+        # The PDF's text keeps a code line whole when it fits the page and has no comment
+        # (it may give a comment away from its line): the first such run, else the first.
+        first = None
+        for run in runs:
+            first = first or run
+            if all(len(line) <= FITS and "#" not in line for line in run.split("\n")):
+                first = run
+                break
+        found[p] = first
     return found
 
 
