@@ -102,7 +102,7 @@ def _first_result(page, query: str) -> str:
 # their own pages are boosted to stay first.
 SEARCH_FIRST = {
     "retain_graph": {"/reference/"},
-    "detach": {"/scenarios/gan/", "/scenarios/rnn-hidden-state/"},
+    "detach": {"/fix/", "/scenarios/gan/", "/scenarios/rnn-hidden-state/"},
     "hidden state": {"/scenarios/rnn-hidden-state/"},
     "Trying to backward through the graph a second time": {"/"},
     "backward twice": {"/scenarios/backward-twice/"},
@@ -125,6 +125,20 @@ SEARCH_FIRST = {
     "Gaussian process": {"/scenarios/targets-with-graph/"},
     "EMA": {"/scenarios/targets-with-graph/"},
     "teacher": {"/scenarios/targets-with-graph/"},
+    "recompute": {"/fix/"},
+    "create_graph": {"/reference/"},
+    "freed_graph_report": {"/diagnose/"},
+    "report_freed": {"/diagnose/"},
+    "FSDP": {"/scenarios/fsdp/"},
+    "setStorage": {"/scenarios/fsdp/"},
+    "max_eval": {"/scenarios/optimizers/"},
+    "Sophia": {"/scenarios/optimizers/"},
+    "token count": {"/scenarios/ddp/"},
+    "preallocated": {"/scenarios/hidden-cache/"},
+    "CudnnBatchNormBackward0": {"/scenarios/batchnorm/"},
+    "skipped batch": {"/scenarios/stale-state/"},
+    "EvolveGCN": {"/real-programs/"},
+    "DeepXDE": {"/real-programs/"},
 }
 
 
@@ -132,6 +146,19 @@ SEARCH_FIRST = {
 def test_search_finds_the_right_page_first(search, query):
     first = _first_result(search, query)
     assert first in SEARCH_FIRST[query], f"{query!r}: first result {first}"
+
+
+def test_a_search_with_no_result_offers_the_ways_in(search):
+    box = search.locator("input.md-search__input")
+    hint = search.locator(".bt-search-hint")
+    expect(box).to_have_value("")
+    box.press_sequentially("qzxqzxq")
+    expect(hint).to_be_visible()
+    hrefs = hint.locator("a").evaluate_all("links => links.map(a => a.href)")
+    assert [urllib.parse.urlsplit(h).path for h in hrefs] == ["/scenarios/", "/diagnose/"]
+    box.press("Control+a")
+    box.press("Backspace")
+    expect(hint).to_be_hidden()
 
 
 def test_the_colour_toggle_switches_and_is_remembered(browser, site):
