@@ -252,18 +252,43 @@ def zip_tree(src: Path, target: Path):
                 z.write(path, Path(target.stem) / path.relative_to(src))
 
 
+def offline_zip_name(site_name: str) -> str:
+    """The offline copy's zip, under site/offline/, that the footer and home page link."""
+    return f"{site_slug(site_name)}-offline.zip"
+
+
+SIZE_SLOT = re.compile(r'(<span data-bt-size="(pdf|zip)">)[^<]*(</span>)')
+
+
+def label_sizes(site: Path, files: dict[str, Path]):
+    """Write each file's size into the links to it (`<span data-bt-size="pdf">`) on every page
+    of `site`; a page is replaced whole, as a page being served may be read at any moment."""
+    sizes = {key: f" ({path.stat().st_size / 1e6:.1f} MB)" for key, path in files.items()}
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        labelled = SIZE_SLOT.sub(
+            lambda m: m.group(1) + sizes.get(m.group(2), "") + m.group(3), html
+        )
+        if labelled != html:
+            partial = page.with_suffix(".html.partial")
+            partial.write_text(labelled, encoding="utf-8")
+            partial.replace(page)
+
+
 def package(site_dir: Path, offline_dir: Path, chromium=None, project: Path = ROOT) -> list[Path]:
     """Into a built site, from the offline build (OFFLINE=true) of the same sources: the PDF,
     printed from the offline build's print page, and the offline copy, that PDF included,
     zipped. Without `chromium`, only the zip. Returns the files written."""
-    name = pdf_name(load_config(project)["site_name"])
-    written = []
+    site_name = load_config(project)["site_name"]
+    written = {}
     if chromium is not None:
-        pdf = site_dir / "pdf" / name
+        pdf = site_dir / "pdf" / pdf_name(site_name)
         print_pdf(chromium, offline_dir / "print_page.html", pdf)
         (offline_dir / "pdf").mkdir(exist_ok=True)
         shutil.copy(pdf, offline_dir / "pdf" / pdf.name)
-        written.append(pdf)
-    archive = site_dir / "offline" / f"{Path(name).stem}-offline.zip"
-    zip_tree(offline_dir, archive)
-    return [*written, archive]
+        written["pdf"] = pdf
+        label_sizes(offline_dir, written)
+    written["zip"] = site_dir / "offline" / offline_zip_name(site_name)
+    zip_tree(offline_dir, written["zip"])
+    label_sizes(site_dir, written)
+    return list(written.values())

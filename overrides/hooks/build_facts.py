@@ -9,12 +9,17 @@
 - What changed between those releases (`<!-- what changed between releases -->`): a table made
   from docs/releases/torch-<version>.json, which the same passing run writes with what that
   torch printed (scripts/release_facts.py). The JSON files are data, not part of the site.
-- The Download PDF button names the file `make pdf` writes (tools/sitekit.py names it).
+- The Download PDF button names the file `make pdf` writes (tools/sitekit.py names it), and so
+  do the links to the PDF and the offline zip in the footer and on the home page
+  (`<!-- downloads -->`). `mkdocs serve` has neither file, so there it shows no such link; the
+  offline copy has its PDF but not the zip it came in. sitekit.package() writes each file's
+  size into the links it finds (`data-bt-size`).
 """
 
 import datetime
 import difflib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -24,6 +29,8 @@ from mkdocs.exceptions import PluginError
 TESTED_MARKER = "<!-- tested torch versions -->"
 TESTED_INLINE = "<!-- tested torch -->"
 CHANGES_MARKER = "<!-- what changed between releases -->"
+DOWNLOADS_MARKER = "<!-- downloads -->"
+_command = None  # the mkdocs command this build runs under: build, serve, gh-deploy
 RELEASES = "releases"  # under docs/: one JSON file of facts per tested torch
 ROWS = (
     ("message", "The message of this error, after `RuntimeError: `", str),
@@ -51,6 +58,11 @@ def in_words(versions: list[str]) -> str:
     return " and ".join(filter(None, [", ".join(versions[:-1]), versions[-1]])) if versions else ""
 
 
+def on_startup(command, dirty):
+    global _command
+    _command = command
+
+
 def on_config(config):
     project = Path(config["config_file_path"]).parent
     requirements = project / "requirements.txt"
@@ -58,6 +70,9 @@ def on_config(config):
     config["extra"]["torch_version"] = pinned.group(1)
     config["extra"]["build_date"] = datetime.date.today().isoformat()
     config["extra"]["pdf_path"] = "pdf/" + sitekit.pdf_name(config["site_name"])
+    config["extra"]["zip_path"] = "offline/" + sitekit.offline_zip_name(config["site_name"])
+    config["extra"]["downloads"] = _command != "serve"
+    config["extra"]["offline_copy"] = os.environ.get("OFFLINE", "false").lower() == "true"
     return config
 
 
@@ -76,6 +91,8 @@ def on_page_markdown(markdown, page, config, files):
     if TESTED_MARKER in markdown:
         listing = "".join(f"- torch {v}\n" for v in versions) or "- none recorded yet\n"
         markdown = markdown.replace(TESTED_MARKER, listing)
+    if DOWNLOADS_MARKER in markdown:
+        markdown = markdown.replace(DOWNLOADS_MARKER, downloads(config, page))
     if CHANGES_MARKER in markdown:
         markdown = markdown.replace(CHANGES_MARKER, changes(Path(config["docs_dir"]), versions))
     return markdown
@@ -122,3 +139,22 @@ def _marked(before: str, after: str) -> str:
 
 def _escape(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<|])", r"\\\1", text)
+
+
+def downloads(config, page) -> str:
+    """The links to the PDF and the zip, relative to `page`, as the footer has them; nothing
+    where the files are not (mkdocs serve), and no zip inside the offline copy."""
+    extra = config["extra"]
+    if not extra["downloads"]:
+        return ""
+    up = "../" * page.url.count("/")
+    links = [
+        f'<a href="{up}{extra["pdf_path"]}" download>the whole site as one PDF'
+        '<span data-bt-size="pdf"></span></a>'
+    ]
+    if not extra["offline_copy"]:
+        links.append(
+            f'<a href="{up}{extra["zip_path"]}" download>a copy to open from disk (zip)'
+            '<span data-bt-size="zip"></span></a>'
+        )
+    return '<p class="bt-downloads">Read it offline: ' + " or ".join(links) + ".</p>"

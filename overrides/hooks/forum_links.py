@@ -1,4 +1,4 @@
-"""MkDocs hook: the forum page lists every fix in docs/links.yml with a line ready to paste.
+"""MkDocs hook: the forum page lists every fix in docs/links.yml with lines ready to paste.
 
 The contract file is the one list of public links, so the forum page can only offer links
 that the tests keep alive.
@@ -35,10 +35,16 @@ def on_page_markdown(markdown, page, config, files):
         source = sitekit.source_of(url, nav)
         if url != current:
             current = url
-            parts.append(f"**{titles.get(source, url)}**\n")
+            # A heading per page, so the forum page has a table of contents; its id, from
+            # the page's URL, stays as long as the URL does.
+            slug = url.strip("/").replace("/", "-") or "home"
+            parts.append(f"## {titles.get(source, url)} {{ #{slug} }}\n")
+        # The same answer twice: as plain text for a forum that links bare URLs, and as a
+        # Markdown link for one that renders Markdown (GitHub, Discourse, Stack Overflow).
         parts.append(
             f"- [{summary}]({source}#{anchor})\n\n"
-            f"    ```markdown\n    Fix: {summary} — {site}{url}#{anchor}\n    ```\n"
+            f"    ```text\n    Fix: {summary} — {site}{url}#{anchor}\n    ```\n\n"
+            f"    ```markdown\n    [Fix: {summary}]({site}{url}#{anchor})\n    ```\n"
         )
     listing = "\n".join(parts)
     return markdown.replace(MARKER, f'<div class="forum-links" markdown>\n\n{listing}\n</div>')
