@@ -240,3 +240,67 @@ def test_no_buttons_on_paper(browser, site):
     assert count_printed == count
     assert not shown, "buttons printed on paper:\n" + "\n".join(shown)
     page.context.close()
+
+
+# On the page as drawn: which wrong-fix sections, Raises and Output fences do not look like
+# what they are (overrides/hooks/fix_styles.py marks them, docs/stylesheets/extra.css draws).
+MISLEADING = """() => {
+  const probe = document.createElement("span");
+  probe.style.color = "var(--bt-danger)";
+  document.body.append(probe);
+  const danger = getComputedStyle(probe).color;
+  probe.remove();
+  const style = (e) => getComputedStyle(e);
+  const headings = [...document.querySelectorAll(".md-content :is(h2, h3, h4)[id]")]
+    .filter((h) => /^wrong-fix(-|$)/.test(h.id));
+  const wrong = headings.filter((h) => {
+    const box = h.parentElement;
+    const warning = box.querySelector(":scope > .bt-wrong-fix__warning");
+    return !(box.matches("section.bt-wrong-fix") && style(box).borderLeftStyle === "dashed"
+      && style(box).borderLeftColor === danger && warning && warning.checkVisibility()
+      && style(warning).color === danger);
+  }).map((h) => "#" + h.id);
+  const fences = (word) => [...document.querySelectorAll(".md-content .highlight > .filename")]
+    .filter((t) => t.textContent.trim().startsWith(word)).map((t) => t.parentElement);
+  const raises = fences("Raises").filter((f) => style(f).borderLeftColor !== danger)
+    .map((f) => "Raises: " + f.textContent.trim().slice(0, 60));
+  const outputs = fences("Output").filter((f) => style(f).borderLeftColor === danger)
+    .map((f) => "Output: " + f.textContent.trim().slice(0, 60));
+  return [headings.length, fences("Raises").length, [...wrong, ...raises, ...outputs]];
+}"""
+
+
+def test_a_wrong_fix_and_a_raises_never_look_like_a_fix_or_an_output(browser, site):
+    """Every page, in both colour schemes: every wrong-fix section is in the dashed, danger-
+    coloured box with its warning in words; every Raises fence has the danger border, no
+    Output fence has it."""
+    page, watch = new_page(browser, site, viewport=DESKTOP)
+    problems, sections, raises = [], 0, 0
+    for url in site.pages:
+        goto(page, watch, site, url)
+        for scheme in ("default", "slate"):
+            page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+            found_sections, found_raises, wrong = page.evaluate(MISLEADING)
+            problems += [f"{url} ({scheme}): {w}" for w in wrong]
+        sections += found_sections
+        raises += found_raises
+    page.context.close()
+    # Fewer would mean the selectors above no longer find what the pages hold.
+    assert sections >= 30 and raises >= 30, (sections, raises)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_the_home_page_opens_on_the_fix_and_the_way_to_your_case(browser, site, screen):
+    """First screen of the home page: the usual fix, and the first shapes of code with a link
+    to each one's fix; on a desktop, the whole list down to the diagnose command."""
+    options = {"viewport": {"width": 1366, "height": 900}} if screen == "desktop" else PHONE
+    page, watch = new_page(browser, site, **options)
+    goto(page, watch, site, "/")
+    article = page.locator(".md-content")
+    expect(article.get_by_text("The usual fix:")).to_be_in_viewport()
+    cases = article.locator("#your-case + ul > li")
+    expect(cases.first.locator("a[href*='#fix-']")).to_be_in_viewport()
+    if screen == "desktop":
+        expect(cases.last.get_by_role("link", name="the diagnose command")).to_be_in_viewport()
+    page.context.close()

@@ -6,11 +6,13 @@ import html
 import re
 import subprocess
 import tempfile
+import urllib.parse
 import zipfile
 from pathlib import Path
 
 import pytest
 import sitekit
+import support
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from support import ROOT
 
@@ -176,7 +178,7 @@ def test_no_line_runs_past_the_text_area(pdf):
 
 
 def test_the_offline_zip_finds_retain_graph_from_disk(built, browser):
-    archive = built / "offline" / f"{Path(PDF_NAME).stem}-offline.zip"
+    archive = built / "offline" / sitekit.offline_zip_name(sitekit.load_config(ROOT)["site_name"])
     with tempfile.TemporaryDirectory() as tmp:
         zipfile.ZipFile(archive).extractall(tmp)
         index = next(Path(tmp).glob("*/index.html"))
@@ -205,3 +207,32 @@ def test_links_between_pages_jump_inside_the_pdf(pdf):
     ]
     assert len(inside) > 100, f"only {len(inside)} links jump to a page of the PDF"
     assert not stray, f"links that lead out of the PDF to local files: {stray[:5]}"
+
+
+def test_every_link_leads_somewhere_and_the_downloads_say_their_size(built):
+    """After `make pdf`, every link on every page leads to a file the site serves (the PDF and
+    the zip linked from the footer and the home page included), and those two links give the
+    size of the file they download."""
+    broken, labelled = [], {}
+    sizes = {
+        "pdf": built / "pdf" / PDF_NAME,
+        "zip": built / "offline" / sitekit.offline_zip_name(sitekit.load_config(ROOT)["site_name"]),
+    }
+    for page in sorted(built.rglob("*.html")):
+        doc = support.soup(page.read_text())
+        for link in doc.select("a[href]"):
+            parts = urllib.parse.urlsplit(link["href"])
+            if parts.scheme or parts.netloc or not parts.path:
+                continue
+            path = urllib.parse.unquote(parts.path)
+            # The 404 page links from the site's root: it is served at any depth.
+            target = built / path.lstrip("/") if path.startswith("/") else page.parent / path
+            if not (target.is_file() or (target / "index.html").is_file()):
+                broken.append(f"{page.relative_to(built)}: {link['href']}")
+        for slot in doc.select("[data-bt-size]"):
+            labelled.setdefault(slot["data-bt-size"], set()).add(slot.get_text())
+    assert not broken, "links to nothing:\n" + "\n".join(broken)
+    expected = {key: {f" ({path.stat().st_size / 1e6:.1f} MB)"} for key, path in sizes.items()}
+    assert labelled == expected
+    home = support.soup((built / "index.html").read_text()).select_one(".md-content")
+    assert {slot["data-bt-size"] for slot in home.select("[data-bt-size]")} == {"pdf", "zip"}

@@ -4,6 +4,7 @@ The checks that read only the sources (pins, heading ids, placeholders, the scen
 the contract's own consistency) are in tests/test_sources.py, which `make check` runs too.
 """
 
+import hashlib
 import json
 import re
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 import support
 import yaml
+from PIL import Image
 from sitekit import build
 from support import CONTRACT, broken_links, copy_project
 
@@ -126,7 +128,8 @@ def test_every_heading_id_is_in_the_contract(nav):
 
 def test_the_forum_page_offers_every_fix(site):
     contract = yaml.safe_load(CONTRACT.read_text())
-    forum = (site / "forum" / "index.html").read_text()
+    html = (site / "forum" / "index.html").read_text()
+    forum = support.soup(html).get_text()
     site_url = support.site_url().rstrip("/")
     fixes = [
         (url, a, text)
@@ -138,9 +141,16 @@ def test_the_forum_page_offers_every_fix(site):
     assert len(fixes) > 20
     # That every fix has a summary is checked from the sources (tests/test_sources.py).
     absent = [
-        f"{url}#{a}" for url, a, text in fixes if f"Fix: {text} — {site_url}{url}#{a}" not in forum
+        f"{url}#{a}"
+        for url, a, text in fixes
+        if f"Fix: {text} — {site_url}{url}#{a}" not in forum
+        or f"[Fix: {text}]({site_url}{url}#{a})" not in forum
     ]
-    assert not absent, f"fixes the forum page does not offer: {absent}"
+    assert not absent, f"fixes the forum page does not offer as text and as Markdown: {absent}"
+    # A heading per page of fixes, each in the table of contents.
+    pages = {url for url, a, text in fixes}
+    toc = support.soup(html).select(".md-sidebar--secondary .md-nav__link")
+    assert len(toc) >= len(pages), f"{len(toc)} entries in the table of contents"
 
 
 def test_every_page_has_link_preview_tags(nav):
@@ -157,8 +167,15 @@ def test_every_page_has_link_preview_tags(nav):
             "twitter:card",
             "twitter:title",
             "twitter:description",
+            "og:image",
+            "twitter:image",
         ]
         problems += [f"{url}: no {name}" for name in wanted if not page.meta.get(name)]
+        # Longer, a search result or a card cuts it off, and the fix it leads with may go.
+        if len(page.meta.get("description") or "") > 160:
+            problems.append(f"{url}: description of {len(page.meta['description'])} characters")
+        if page.meta.get("twitter:card") != "summary_large_image":
+            problems.append(f"{url}: twitter:card {page.meta.get('twitter:card')}")
         if (
             page.canonical != site_url.rstrip("/") + url
             or page.meta.get("og:url") != page.canonical
@@ -167,6 +184,58 @@ def test_every_page_has_link_preview_tags(nav):
         if page.meta.get("description") != page.meta.get("og:description"):
             problems.append(f"{url}: description attribute broken (a straight double quote?)")
     assert not problems, "\n".join(problems)
+
+
+def test_every_page_has_its_own_link_card(site, nav):
+    """The image a forum shows for a pasted link: drawn by the build (no network), one per page,
+    at the size cards show whole, and no two pages alike."""
+    site_url = support.site_url()
+    problems, seen = [], {}
+    for url, page in nav.items():
+        image = page.meta.get("og:image") or ""
+        if not image.startswith(site_url) or page.meta.get("twitter:image") != image:
+            problems.append(
+                f"{url}: og:image {image!r}, twitter:image {page.meta.get('twitter:image')!r}"
+            )
+            continue
+        path = site / image.removeprefix(site_url)
+        if not path.is_file():
+            problems.append(f"{url}: {image} is not in the build")
+            continue
+        with Image.open(path) as card:
+            if (card.format, card.size) != ("PNG", (1200, 630)):
+                problems.append(f"{url}: {card.format} {card.size}")
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest in seen:
+            problems.append(f"{url}: the same card as {seen[digest]}")
+        seen[digest] = url
+    assert not problems, "\n".join(problems)
+
+
+# What only someone holding the repository can act on: a make target, a path in it, its venv.
+BUILD_LANGUAGE = re.compile(
+    r"\bmake (?:test|serve|bench|check|check-changed|build|pdf|offline|lint|bless|screenshots"
+    r"|properdocs|clean|new-scenario)\b"
+    r"|\b(?:snippets|docs|tests|scripts|overrides|tools)/[\w<>./-]+|\.venv\b"
+)
+
+
+def test_no_page_speaks_build_language_to_readers(site, nav):
+    """Readers never see the repository: a page's prose names no make target and no path in
+    it. Code blocks are what the reader runs or copies, and a link to another project's source
+    (PyTorch's tools/autograd/...) is a citation: both are left out."""
+    found = []
+    for url in nav:
+        html = (site / url.strip("/") / "index.html").read_text()
+        article = support.soup(html).select_one(".md-content__inner")
+        for element in article.select(".highlight, pre, .mermaid, a[href^='http']"):
+            element.decompose()
+        text = " ".join(article.get_text(" ").split())
+        found += [
+            f"{url}: ...{text[max(0, m.start() - 50) : m.end() + 20]}..."
+            for m in BUILD_LANGUAGE.finditer(text)
+        ]
+    assert not found, "\n".join(found)
 
 
 def test_sitemap_lists_every_page(site, nav):
