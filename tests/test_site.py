@@ -82,6 +82,9 @@ def test_serve_rebuilds_when_a_snippet_changes(tmp_path):
         assert support.wait_for(lambda: "after the first backward" in support.get(url)), (
             "mkdocs serve did not come up"
         )
+        # serve builds no PDF and no zip: a link to either would answer 404.
+        served = support.get(url)
+        assert ".pdf" not in served and ".zip" not in served
         snippet = project / "snippets/scenarios/backward-twice/second_backward_raises.py"
         snippet.write_text(
             snippet.read_text().replace("after the first backward", "edited while serving")
