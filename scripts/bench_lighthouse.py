@@ -1,16 +1,17 @@
 """Lighthouse scores and page weight of the built site: a benchmark, not a test.
 
 Builds the site (or takes --site-dir), serves it on 127.0.0.1, and runs Lighthouse (pinned in
-scripts/lighthouse/package-lock.json, installed by `make bench`) on the home page and one
-scenario page with the mobile and desktop presets. Prints the four category scores and the
-bytes each page transfers.
+scripts/lighthouse/package-lock.json, installed by `make bench`) on the home page, the GAN
+scenario page and the longest scenario page (the most HTML) with the mobile and desktop presets.
+Prints the four category scores and the bytes each page transfers.
 
 The server (tools/sitekit.py's, compressing) gzips text as GitHub Pages does: without it every
 page would weigh about three times what a reader downloads. The uncompressed total is printed
 too.
 
-Targets: 100 in all four categories on desktop, at least 95 on mobile, and a scenario page under
-400 KB transferred. A missed target is marked in the table; --strict makes it exit 1.
+Targets: 100 in all four categories on desktop; on mobile at least 95 for performance and 100
+for the other three; and a scenario page under 400 KB transferred. A missed target is marked in
+the table; --strict makes it exit 1.
 """
 
 import argparse
@@ -28,7 +29,10 @@ LIGHTHOUSE = Path(__file__).resolve().parent / "lighthouse/node_modules/.bin/lig
 PAGES = {"home": "/", "scenario": "/scenarios/gan/"}
 PRESETS = ("mobile", "desktop")
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-TARGET = {"desktop": 100, "mobile": 95}
+TARGET = {
+    "desktop": dict.fromkeys(CATEGORIES, 100),
+    "mobile": {**dict.fromkeys(CATEGORIES, 100), "performance": 95},
+}
 SCENARIO_BYTES = 400 * 1024
 
 
@@ -64,8 +68,9 @@ def lighthouse(url: str, preset: str, out: Path) -> dict:
 
 
 def misses(name: str, preset: str, result: dict) -> list[str]:
-    found = [f"{c} < {TARGET[preset]}" for c, s in result["scores"].items() if s < TARGET[preset]]
-    if name == "scenario" and result["transferred"] >= SCENARIO_BYTES:
+    target = TARGET[preset]
+    found = [f"{c} < {target[c]}" for c, s in result["scores"].items() if s < target[c]]
+    if name != "home" and result["transferred"] >= SCENARIO_BYTES:
         found.append(f"transferred >= {SCENARIO_BYTES // 1024} KB")
     return found
 
@@ -87,8 +92,10 @@ def main() -> int:
             site = Path(tmp) / "site"
             sitekit.build(site)
         rows = []
+        longest = max((site / "scenarios").glob("*/index.html"), key=lambda p: p.stat().st_size)
+        pages = {**PAGES, "longest": f"/scenarios/{longest.parent.name}/"}
         with sitekit.serve(site, compress=True) as base:
-            for name, path in PAGES.items():
+            for name, path in pages.items():
                 for preset in PRESETS:
                     result = lighthouse(base + path, preset, Path(tmp) / f"{name}-{preset}.json")
                     rows.append((name, path, preset, result))
