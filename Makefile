@@ -76,7 +76,7 @@ pdf: $(READY) ## site/ with site/pdf/backward-twice.pdf and the offline zip (nee
 offline: $(READY) ## only the offline copy: site/offline/backward-twice-offline.zip
 	$(BIN)/python scripts/make_pdf.py --no-pdf
 
-screenshots: $(READY) ## build/screenshots/*.png, light and dark (SITE_DIR=site: of that build)
+screenshots: $(READY) ## build/screenshots/*.png: first screens, desktop and phone, light and dark
 	$(BIN)/python scripts/screenshots.py $(if $(SITE_DIR),--site-dir $(SITE_DIR))
 
 # ProperDocs (the maintained drop-in for MkDocs 1.x) goes into build/properdocs, not the venv,
