@@ -45,7 +45,11 @@ def test_a_failing_make_test_leaves_the_tree_as_it_was(tmp_path):
     (project / "tested-torch-versions.txt").write_text("0.0.1\n")
     before = tree(project)
 
-    env = dict(os.environ, PYTEST_ADDOPTS="-x -p no:cacheprovider")
+    # Not the outer make's variables: `make test TORCH=2.15.0` exports TORCH, and MAKEFLAGS
+    # carries it too; the copy has only .venv.
+    outer = ("TORCH", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+    env = {k: v for k, v in os.environ.items() if k not in outer}
+    env["PYTEST_ADDOPTS"] = "-x -p no:cacheprovider"
     run = subprocess.run(
         ["make", "-o", ".venv/.ready", "-o", "lint", "test"],
         cwd=project,
