@@ -304,3 +304,16 @@ def test_the_home_page_opens_on_the_fix_and_the_way_to_your_case(browser, site, 
     if screen == "desktop":
         expect(cases.last.get_by_role("link", name="the diagnose command")).to_be_in_viewport()
     page.context.close()
+
+
+def test_a_wide_diagram_keeps_a_legible_size_on_a_phone(browser, site):
+    """understand.md's graph, shrunk to a phone's width, had labels 5 px high: it keeps its
+    size and scrolls sideways in its own box (the page itself does not: the tour checks)."""
+    page, watch = new_page(browser, site, **PHONE)
+    goto(page, watch, site, "/understand/")
+    box = page.locator(".bt-diagram")
+    diagram = box.locator(".mermaid")
+    assert diagram.bounding_box()["width"] >= 560
+    assert box.bounding_box()["width"] <= PHONE["viewport"]["width"]
+    assert box.evaluate("(e) => e.scrollWidth > e.clientWidth")
+    page.context.close()
