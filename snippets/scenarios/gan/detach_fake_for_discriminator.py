@@ -15,6 +15,7 @@ for step in range(2):
     real = torch.randn(4, 2) + 3.0
     fake = G(torch.randn(4, 2))
 
+    # --8<-- [start:fix]
     # D step: detach, so this backward stops at D's input and
     # leaves G's graph (and G's .grad) alone.
     loss_d = bce(D(real), ones) + bce(D(fake.detach()), zeros)
@@ -25,6 +26,7 @@ for step in range(2):
     # G step: the same fake, not detached, so gradients reach G.
     loss_g = bce(D(fake), ones)
     loss_g.backward()
+    # --8<-- [end:fix]
     opt_g.step()
     print(
         f"step {step}: loss_d = {loss_d.item():.4f}, "
