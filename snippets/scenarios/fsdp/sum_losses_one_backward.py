@@ -64,8 +64,7 @@ def train(rank):
             x, y = torch.randn(8, 4), torch.randn(8, 1)
             opt.zero_grad()
             loss_a, loss_b = losses(model, x, y)
-            with CommDebugMode() as comms:
-                (loss_a + loss_b).backward()  # one backward, on the sum
+            (loss_a + loss_b).backward()  # one backward, on the sum
             opt.step()
             # --8<-- [end:fix]
             opt_alone.zero_grad()
@@ -73,6 +72,11 @@ def train(rank):
             opt_alone.step()
         weights = zip(full_weights(model), alone.parameters())
         same = all(torch.allclose(w, a) for w, a in weights)
+        # The collectives of one such backward, without a step.
+        opt.zero_grad()
+        loss_a, loss_b = losses(model, x, y)
+        with CommDebugMode() as comms:
+            (loss_a + loss_b).backward()
         if rank == 0:
             print(
                 f"{setup}: 3 steps, weights = one process on both "
