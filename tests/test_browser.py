@@ -6,12 +6,14 @@ all its rules in one colour scheme, and the rules that read colours in the other
 `make screenshots` (scripts/screenshots.py) takes the pictures CI keeps.
 """
 
-import re
 import urllib.parse
 
 import pytest
+import sitekit
+import support
 from page_tour import DESKTOP, PHONE, SEARCH_READY, Site, goto, new_page, toggle_scheme
 from playwright.sync_api import expect
+from snippet_harness.pages import Site as Snippets
 from support import ROOT
 
 # Checked once for the whole session by conftest.py, before any test runs.
@@ -184,12 +186,13 @@ def test_the_copy_button_copies_the_snippet(browser, site):
         browser, site, viewport=DESKTOP, permissions=["clipboard-read", "clipboard-write"]
     )
     goto(page, watch, site, SCENARIO)
-    source = (ROOT / "docs" / SCENARIO.strip("/")).with_suffix(".md").read_text()
-    snippet = ROOT / re.search(r'--8<-- "([^":]+)"', source).group(1)
+    # What the page's first python block shows, as the build expands its include (a section of
+    # a script: without the section markers).
+    first = _python_blocks(SCENARIO)[0]
     block = page.locator(".md-typeset .highlight").first
     block.hover()
     block.locator("button.md-code__button[data-md-type='copy']").click()
-    assert page.evaluate("navigator.clipboard.readText()").strip() == snippet.read_text().strip()
+    assert page.evaluate("navigator.clipboard.readText()").strip() == first.code.strip()
     page.context.close()
 
 
@@ -215,6 +218,74 @@ def test_the_navigation_drawer_opens_on_a_phone(browser, site):
     link.click()
     expect(page).to_have_url(site.url + "/diagnose/")
     page.context.close()
+
+
+def _python_blocks(url: str) -> list:
+    """The python blocks of the page at `url`, read from its source as the harness reads them."""
+    source = ROOT / "docs" / sitekit.source_of(url, support.config()["nav"])
+    blocks, _ = Snippets(ROOT).page(source)
+    return blocks
+
+
+# A laptop's and a phone's first screen.
+FIRST_SCREENS = {"desktop": {"viewport": {"width": 1366, "height": 900}}, "phone": PHONE}
+# The first code block of the article: its code, where it lies, its title, its highlighted
+# lines, and the tags between the h1 and it.
+FIRST_BLOCK = """() => {
+  const block = document.querySelector("article div.highlight");
+  if (!block) return null;
+  const box = block.getBoundingClientRect();
+  const before = [];
+  for (let e = document.querySelector("article h1"); e && e !== block; e = e.nextElementSibling)
+    before.push(e.tagName);
+  return {
+    code: block.querySelector("code").textContent,
+    title: block.querySelector(".filename")?.textContent ?? "",
+    highlighted: block.querySelectorAll(".hll").length,
+    before: before.join(" "),
+    top: box.top, bottom: box.bottom, left: box.left, right: box.right,
+    headerBottom: document.querySelector(".md-header").getBoundingClientRect().bottom,
+    width: innerWidth, height: innerHeight,
+  };
+}"""
+
+
+@pytest.mark.parametrize("device", FIRST_SCREENS)
+def test_every_scenario_shows_its_fix_on_the_first_screen(browser, site, device):
+    """Every scenario page opens, on load, with the symptom in one paragraph under the h1 and
+    then the fix: the page's first python block, an excerpt of a tested script with its changed
+    lines highlighted and a title that starts with "Fix", wholly on the first screen (below the
+    sticky header, inside the window)."""
+    urls = [u for u in site.pages if u.startswith("/scenarios/") and u != "/scenarios/"]
+    assert len(urls) >= 25, urls
+    page, watch = new_page(browser, site, **FIRST_SCREENS[device])
+    problems = []
+    for url in urls:
+        first = _python_blocks(url)[0]
+        if first.excerpt is None or not first.hl_lines:
+            problems.append(f"{url}: the first python block is not an excerpt with hl_lines")
+        goto(page, watch, site, url)
+        found = page.evaluate(FIRST_BLOCK)
+        if found is None or found["code"].strip() != first.code.strip():
+            problems.append(f"{url}: the first code block is not the first python block")
+            continue
+        inside = (
+            found["top"] >= found["headerBottom"] - 1
+            and found["bottom"] <= found["height"]
+            and found["left"] >= 0
+            and found["right"] <= found["width"]
+        )
+        box = {k: round(found[k]) for k in ("top", "bottom", "left", "right", "width", "height")}
+        if not inside:
+            problems.append(f"{url}: the fix is not on the first screen: {box}")
+        if not found["title"].startswith("Fix"):
+            problems.append(f"{url}: the first code block's title is {found['title']!r}")
+        if not found["highlighted"]:
+            problems.append(f"{url}: the fix has no highlighted line")
+        if found["before"] != "H1 P":
+            problems.append(f"{url}: between the h1 and the fix: {found['before']}")
+    page.context.close()
+    assert not problems, f"{device}:\n" + "\n".join(problems)
 
 
 # Visible as Playwright's is_visible() has it: a box with an area, and not visibility: hidden.

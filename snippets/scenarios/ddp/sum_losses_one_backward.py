@@ -27,6 +27,7 @@ class TwoHeads(nn.Module):
 def train(rank):
     for name, options in SETUPS.items():
         torch.manual_seed(0)
+        # --8<-- [start:fix]
         model = DDP(TwoHeads(), **options)
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
         torch.manual_seed(1 + rank)  # each rank gets its own batch
@@ -37,6 +38,7 @@ def train(rank):
             # One backward per forward: DDP averages every gradient.
             (a.pow(2).mean() + b.pow(2).mean()).backward()
             opt.step()
+            # --8<-- [end:fix]
         gap = gap_between_ranks(model.parameters())
         if rank == 0:
             print(f"{name}: 3 steps, replicas differ by {gap}")

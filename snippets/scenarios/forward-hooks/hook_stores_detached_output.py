@@ -11,12 +11,14 @@ probe_opt = torch.optim.SGD(probe.parameters(), lr=0.1)
 activations = {}
 
 
+# --8<-- [start:fix]
 def save_output(module, args, output):
     # The same values, without the graph of this forward pass.
     activations["hidden"] = output.detach()
 
 
 model[1].register_forward_hook(save_output)
+# --8<-- [end:fix]
 
 for step in range(3):
     x, y = torch.randn(8, 4), torch.randn(8, 2)

@@ -45,9 +45,9 @@ def both_ranks(t):
     return torch.cat(both)
 
 
-def loss_of(model, x, y):
+def losses(model, x, y):
     out = model(x)
-    return nn.functional.mse_loss(out, y) + out.abs().mean()
+    return nn.functional.mse_loss(out, y), out.abs().mean()
 
 
 def train(rank):
@@ -58,19 +58,25 @@ def train(rank):
         model = wrap(net, setup)
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
         opt_alone = torch.optim.SGD(alone.parameters(), lr=0.1)
+        # --8<-- [start:fix]
         for step in range(3):
             torch.manual_seed(10 * step + rank)  # a batch per rank
             x, y = torch.randn(8, 4), torch.randn(8, 1)
             opt.zero_grad()
-            loss = loss_of(model, x, y)
-            with CommDebugMode() as comms:
-                loss.backward()  # the sum, once
+            loss_a, loss_b = losses(model, x, y)
+            (loss_a + loss_b).backward()  # one backward, on the sum
             opt.step()
+            # --8<-- [end:fix]
             opt_alone.zero_grad()
-            loss_of(alone, both_ranks(x), both_ranks(y)).backward()
+            sum(losses(alone, both_ranks(x), both_ranks(y))).backward()
             opt_alone.step()
         weights = zip(full_weights(model), alone.parameters())
         same = all(torch.allclose(w, a) for w, a in weights)
+        # The collectives of one such backward, without a step.
+        opt.zero_grad()
+        loss_a, loss_b = losses(model, x, y)
+        with CommDebugMode() as comms:
+            (loss_a + loss_b).backward()
         if rank == 0:
             print(
                 f"{setup}: 3 steps, weights = one process on both "

@@ -7,6 +7,7 @@ logits = nn.Parameter(torch.zeros(4))
 opt = torch.optim.SGD([logits], lr=0.5)
 wanted = torch.tensor([1.0, 0.0, 1.0, 1.0])
 
+# --8<-- [start:fix]
 for step in range(3):
     # Built inside the step: its cached probs belong to this graph.
     policy = Bernoulli(logits=logits)
@@ -16,6 +17,7 @@ for step in range(3):
     loss = loss - 0.01 * policy.entropy().sum()
     opt.zero_grad()
     loss.backward()
+    # --8<-- [end:fix]
     opt.step()
     print(f"step {step}: loss = {loss.item():.4f}")
 

@@ -7,6 +7,7 @@ opt = torch.optim.SGD(critic.parameters(), lr=0.1)
 
 for step in range(3):
     real = torch.randn(16, 2).requires_grad_()
+    # --8<-- [start:fix]
     out_real = critic(real)
     # create_graph=True records the gradient computation itself, so
     # the penalty can be differentiated, and keeps out_real's graph.
@@ -15,6 +16,7 @@ for step in range(3):
     )
     penalty = grad_real.pow(2).sum(dim=1).mean()
     loss = -out_real.mean() + 5.0 * penalty
+    # --8<-- [end:fix]
     opt.zero_grad()
     loss.backward()
     opt.step()

@@ -9,6 +9,7 @@ opt = torch.optim.LBFGS(model.parameters())
 evaluations = []
 
 
+# --8<-- [start:fix]
 def closure():
     opt.zero_grad()
     # A new forward on every call: a new graph, at the weights
@@ -17,6 +18,7 @@ def closure():
     loss.backward()
     evaluations.append(loss.item())
     return loss
+    # --8<-- [end:fix]
 
 
 for step in range(3):

@@ -3,6 +3,7 @@ from torch import nn
 from torch.nn import functional as F
 
 
+# --8<-- [start:fix]
 class Classifier(nn.Module):
     def __init__(self):
         super().__init__()
@@ -13,6 +14,7 @@ class Classifier(nn.Module):
         # Derived on every call: a new exp node for each graph.
         temperature = self.log_temperature.exp()
         return self.linear(x) / temperature
+        # --8<-- [end:fix]
 
 
 torch.manual_seed(0)

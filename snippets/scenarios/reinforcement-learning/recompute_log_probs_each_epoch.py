@@ -23,6 +23,7 @@ old_log_probs = torch.stack(old_log_probs)
 returns = torch.tensor(rewards)
 advantages = returns - returns.mean()
 
+# --8<-- [start:fix]
 for epoch in range(3):
     opt.zero_grad()
     # One forward per epoch: a fresh graph from the current policy.
@@ -31,6 +32,7 @@ for epoch in range(3):
     clipped = ratio.clamp(0.8, 1.2)
     loss = -torch.min(ratio * advantages, clipped * advantages).mean()
     loss.backward()
+    # --8<-- [end:fix]
     opt.step()
     print(
         f"epoch {epoch}: ratio new/old in "

@@ -11,6 +11,7 @@ inputs = torch.randn(2, 15, 3)
 targets = torch.randn(2, 15, 1)
 hidden = (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4))
 
+# --8<-- [start:fix]
 for i, start in enumerate(range(0, 15, 5)):
     x = inputs[:, start : start + 5]
     y = targets[:, start : start + 5]
@@ -21,5 +22,6 @@ for i, start in enumerate(range(0, 15, 5)):
     out, hidden = lstm(x, hidden)
     loss = nn.functional.mse_loss(head(out), y)
     loss.backward()
+    # --8<-- [end:fix]
     opt.step()
     print(f"batch {i}: loss = {loss.item():.4f}")

@@ -23,10 +23,12 @@ torch.manual_seed(0)
 trainer = Trainer()
 batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(4)]
 batches[2][0][0, 0] = float("nan")  # one corrupt sample
+# --8<-- [start:fix]
 for step, (x, y) in enumerate(batches):
     loss = trainer.forward_step(x, y)
     if loss is None:  # the skip now skips the update too
         print(f"step {step}: skipped")
         continue
     trainer.update(loss)
+    # --8<-- [end:fix]
     print(f"step {step}: loss {loss.item():.4f}")

@@ -8,26 +8,36 @@ class LeakyMemory(nn.Module):
         self.inp = nn.Linear(dim, dim)
         self.register_buffer("mem", torch.zeros(2, dim))
 
+    # --8<-- [start:fix]
     def forward(self, x):
         self.mem = 0.9 * self.mem + torch.tanh(self.inp(x))
         return self.mem
 
-
-def detach_then_zero(net):
-    net.mem.detach_().zero_()
-
-
-def zero_then_detach(net):
-    net.mem.zero_().detach_()
+    def reset(self):
+        # New zeros without the history, still a registered buffer.
+        self.mem = torch.zeros_like(self.mem)
+        # --8<-- [end:fix]
 
 
-def fresh_tensor(net):
-    net.mem = torch.zeros_like(net.mem)  # still a registered buffer
+# The two in-place resets, for comparison.
+class DetachThenZero(LeakyMemory):
+    def reset(self):
+        self.mem.detach_().zero_()
 
 
-for reset in (fresh_tensor, detach_then_zero, zero_then_detach):
+class ZeroThenDetach(LeakyMemory):
+    def reset(self):
+        self.mem.zero_().detach_()
+
+
+resets = {
+    "fresh_tensor": LeakyMemory,
+    "detach_then_zero": DetachThenZero,
+    "zero_then_detach": ZeroThenDetach,
+}
+for name, module in resets.items():
     torch.manual_seed(0)
-    net = LeakyMemory(3)
+    net = module(3)
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
     losses = []
     for step in range(3):
@@ -37,8 +47,8 @@ for reset in (fresh_tensor, detach_then_zero, zero_then_detach):
         opt.zero_grad()
         loss.backward()
         opt.step()
-        reset(net)
+        net.reset()
         losses.append(f"{loss.item():.4f}")
     kept = "mem" in dict(net.named_buffers())
-    print(f"{reset.__name__}: losses {' '.join(losses)}")
+    print(f"{name}: losses {' '.join(losses)}")
     print(f"    grad_fn {net.mem.grad_fn}, still a buffer: {kept}")

@@ -14,9 +14,11 @@ def gram_matrix(f):
     return f @ f.T / f.numel()
 
 
+# --8<-- [start:fix]
 style_img = torch.rand(1, 3, 16, 16)
 # A target is a constant: detach it, as the tutorial does.
 style_gram = gram_matrix(features(style_img)).detach()
+# --8<-- [end:fix]
 
 img = torch.rand(1, 3, 16, 16).mul(0.2).requires_grad_()
 opt = torch.optim.Adam([img], lr=0.003)

@@ -12,9 +12,11 @@ value_loss.backward()
 eager_grads = [p.grad.clone() for p in model.parameters()]
 
 model.zero_grad()
+# --8<-- [start:fix]
 compiled = torch.compile(model, backend="aot_eager")
 policy_loss, value_loss = losses(compiled, *batch)
 (policy_loss + value_loss).backward()  # one pass through the node
+# --8<-- [end:fix]
 print(
     "same gradients as the eager separate backward calls:",
     all(

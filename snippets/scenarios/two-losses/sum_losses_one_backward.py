@@ -21,6 +21,7 @@ opt = torch.optim.SGD(model.parameters(), lr=0.1)
 x = torch.randn(8, 4)
 value_target, label_target = torch.randn(8, 1), torch.randint(3, (8,))
 
+# --8<-- [start:fix]
 for step in range(3):
     opt.zero_grad()
     value, logits = model(x)
@@ -29,6 +30,7 @@ for step in range(3):
     # One backward: the trunk is walked once, with both gradients.
     (loss_value + loss_label).backward()
     opt.step()
+    # --8<-- [end:fix]
     print(
         f"step {step}: value {loss_value.item():.4f}, "
         f"label {loss_label.item():.4f}"
