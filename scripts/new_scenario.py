@@ -41,12 +41,18 @@ PAGE = """\
 ---
 title: TODO the title readers search for (the error, the model type, "backward twice")
 description: >-
-  TODO one or two sentences for link previews: the situation, the error, the fix.
+  TODO at most 160 characters for link previews and search, leading with the fix.
 ---
 
 # TODO the title { #top }
 
-**Symptom.** TODO what the reader's code looks like.
+TODO the symptom in one sentence: what the reader's code looks like, and where it raises.
+
+```python title="Fix: TODO name the fix" hl_lines="1"
+--8<-- "snippets/scenarios/{name}/{fix}.py:fix"
+```
+
+The whole script, its output and what it costs: [Fix: TODO](#fix-{fix_id}).
 
 ## Reproduce it { #reproduce }
 
@@ -91,6 +97,15 @@ import torch
 torch.manual_seed(0)
 raise NotImplementedError("TODO: {what}")
 """
+# The fix's lines that the top of the page shows (3 to 10, the changed ones highlighted).
+FIX_SNIPPET = """\
+import torch
+
+torch.manual_seed(0)
+# --8<-- [start:fix]
+raise NotImplementedError("TODO: {what}")
+# --8<-- [end:fix]
+"""
 
 
 def scaffold(name: str, raises: str, fix: str, wrong_fix: str):
@@ -121,12 +136,12 @@ def scaffold(name: str, raises: str, fix: str, wrong_fix: str):
         text = text.replace("{" + key + "}", value)
     page.write_text(text)
     snippets.mkdir(parents=True)
-    for file, what in (
-        (f"{raises}_raises.py", "reproduce the error the page shows"),
-        (f"{fix}.py", "the fix the page shows, printing the gradients it keeps"),
-        (f"{wrong_fix}.py", "the wrong fix, printing what it breaks"),
+    for file, what, template in (
+        (f"{raises}_raises.py", "reproduce the error the page shows", SNIPPET),
+        (f"{fix}.py", "the fix the page shows, printing the gradients it keeps", FIX_SNIPPET),
+        (f"{wrong_fix}.py", "the wrong fix, printing what it breaks", SNIPPET),
     ):
-        (snippets / file).write_text(SNIPPET.format(what=what))
+        (snippets / file).write_text(template.format(what=what))
 
     config = ROOT / "mkdocs.yml"
     lines = config.read_text().splitlines(keepends=True)
