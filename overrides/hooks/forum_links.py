@@ -36,9 +36,10 @@ def on_page_markdown(markdown, page, config, files):
         if url != current:
             current = url
             # A heading per page, so the forum page has a table of contents; its id, from
-            # the page's URL, stays as long as the URL does.
+            # the page's URL, stays as long as the URL does. Left out of search: it repeats
+            # a page's title, and would come first for a query that names the page.
             slug = url.strip("/").replace("/", "-") or "home"
-            parts.append(f"## {titles.get(source, url)} {{ #{slug} }}\n")
+            parts.append(f"## {titles.get(source, url)} {{ #{slug} data-search-exclude }}\n")
         # The same answer twice: as plain text for a forum that links bare URLs, and as a
         # Markdown link for one that renders Markdown (GitHub, Discourse, Stack Overflow).
         parts.append(
