@@ -79,9 +79,9 @@ def test_serve_rebuilds_when_a_snippet_changes(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     try:
-        assert support.wait_for(lambda: "after the first backward" in support.get(url)), (
-            "mkdocs serve did not come up"
-        )
+        # The first build runs the whole site (cards, notebook): minutes on a loaded machine.
+        up = support.wait_for(lambda: "after the first backward" in support.get(url), 300)
+        assert up, "mkdocs serve did not come up"
         # serve builds no PDF and no zip: a link to either would answer 404.
         served = support.get(url)
         assert ".pdf" not in served and ".zip" not in served
