@@ -388,3 +388,23 @@ def test_a_wide_diagram_keeps_a_legible_size_on_a_phone(browser, site):
     assert box.bounding_box()["width"] <= PHONE["viewport"]["width"]
     assert box.evaluate("(e) => e.scrollWidth > e.clientWidth")
     page.context.close()
+
+
+def test_a_decision_tree_answer_leads_straight_to_its_fix(browser, site):
+    """On a phone, tapping an answer at the end of diagnose's tree opens the fix itself, not the
+    list under the tree. Material draws diagrams in a closed shadow root; the init script opens
+    it so that the test can find the answer's link (what it renders is the same)."""
+    page, watch = new_page(browser, site, **PHONE)
+    page.add_init_script(
+        "const attach = Element.prototype.attachShadow;"
+        "Element.prototype.attachShadow = function (o) {"
+        "  return attach.call(this, {...o, mode: 'open'});"
+        "};"
+    )
+    goto(page, watch, site, "/diagnose/#which-fix")
+    answer = page.locator(".mermaid a", has_text="A GAN's fake batch")
+    answer.scroll_into_view_if_needed()
+    answer.tap()
+    expect(page).to_have_url(site.url + "/scenarios/gan/#fix-detach-fake")
+    expect(page.locator("#fix-detach-fake")).to_be_in_viewport()
+    page.context.close()

@@ -317,6 +317,12 @@ def test_the_decision_tree_reaches_every_scenario_page():
         f"tree answers without a list entry: {clicked - listed}, list entries without an "
         f"answer in the tree: {listed - clicked}"
     )
+    # overrides/hooks/tree_links.py points each answer at its entry's first link: a fix.
+    first_links = dict(re.findall(r'<span id="tree-([\w-]+)"></span>[^\n]*?\]\(([^)]+)\)', tree))
+    not_a_fix = {k: v for k, v in first_links.items() if "#fix-" not in v}
+    assert first_links.keys() == listed and not not_a_fix, (
+        f"tree answers whose entry's first link is not a fix: {not_a_fix}"
+    )
 
 
 def test_the_command_names_the_sites_default_address():
