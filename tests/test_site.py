@@ -97,6 +97,15 @@ def test_serve_rebuilds_when_a_snippet_changes(tmp_path):
         server.wait(timeout=10)
 
 
+def test_the_site_loads_the_offline_shim_only_offline(site):
+    """The iframe-worker shim lets search run in the copy opened from disk (the offline zip's
+    search test proves that copy works); over http it would only hold up the first paint."""
+    pages = [
+        str(p.relative_to(site)) for p in site.rglob("*.html") if "iframe-worker" in p.read_text()
+    ]
+    assert not pages, f"pages that load the offline shim online: {pages[:5]}"
+
+
 def test_pages_with_a_diagram_bring_their_own_mermaid(site):
     """Without a local Mermaid, Material's bundle fetches one from a CDN when the page loads."""
     pages = [p for p in sorted(site.rglob("*.html")) if 'class="mermaid"' in p.read_text()]
