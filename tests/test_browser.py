@@ -361,6 +361,54 @@ def test_a_wrong_fix_and_a_raises_never_look_like_a_fix_or_an_output(browser, si
     assert not problems, "\n".join(problems)
 
 
+# On the page as drawn: the fix colour, how many fix sections and Fix excerpts there are, and
+# which of them do not look like a fix: the solid bar in the fix colour, and a check mark in
+# that colour before the section's heading or the excerpt's title (extra.css).
+FIX_LOOK = """() => {
+  const probe = document.createElement("span");
+  probe.style.color = "var(--bt-fix)";
+  document.body.append(probe);
+  const fix = getComputedStyle(probe).color;
+  probe.remove();
+  const bar = (e) => {
+    const style = getComputedStyle(e);
+    return style.borderLeftStyle === "solid" && style.borderLeftColor === fix
+      && parseFloat(style.borderLeftWidth) > 0;
+  };
+  const checked = (e) => {
+    const mark = e && getComputedStyle(e, "::before");
+    return !!mark && mark.content === '"✓ "' && mark.color === fix;
+  };
+  const sections = [...document.querySelectorAll(".md-content section.bt-fix")];
+  const excerpts = [...document.querySelectorAll(".md-content .highlight.bt-fix-code")];
+  const wrong = [
+    ...sections.filter((s) => !(bar(s) && checked(s.querySelector(":scope > :is(h2, h3, h4)"))))
+      .map((s) => "section: " + s.firstElementChild.textContent.trim().slice(0, 60)),
+    ...excerpts.filter((f) => !(bar(f) && checked(f.querySelector(":scope > .filename"))))
+      .map((f) => "excerpt: " + f.textContent.trim().slice(0, 60)),
+  ];
+  return [fix, sections.length, excerpts.length, wrong];
+}"""
+
+
+def test_a_fix_and_its_excerpt_look_like_a_fix_in_both_schemes(browser, site):
+    """A scenario page, in both colour schemes: every fix section has the solid bar in the fix
+    colour and a check mark before its heading, and the Fix excerpt at the top the same bar and
+    a check mark before its title; the dark scheme draws them in a green of its own."""
+    page, watch = new_page(browser, site, viewport=DESKTOP)
+    goto(page, watch, site, SCENARIO)
+    colours, problems = {}, []
+    for scheme in ("default", "slate"):
+        page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+        colours[scheme], sections, excerpts, wrong = page.evaluate(FIX_LOOK)
+        # None would mean the selectors above no longer find what the page holds.
+        assert sections and excerpts, (scheme, sections, excerpts)
+        problems += [f"{scheme}: {w}" for w in wrong]
+    page.context.close()
+    assert not problems, "\n".join(problems)
+    assert colours["default"] != colours["slate"], colours
+
+
 @pytest.mark.parametrize("screen", ["desktop", "phone"])
 def test_the_home_page_opens_on_the_fix_and_the_way_to_your_case(browser, site, screen):
     """First screen of the home page: the usual fix, and the first shapes of code with a link
