@@ -409,6 +409,59 @@ def test_a_fix_and_its_excerpt_look_like_a_fix_in_both_schemes(browser, site):
     assert colours["default"] != colours["slate"], colours
 
 
+# The words of an element's text, each as the lines it is drawn on: a word on two lines was
+# cut in the middle. Also the number of lines the element takes.
+WORD_LINES = r"""(element) => {
+  const nodes = [];
+  let text = "";
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    nodes.push([walker.currentNode, text.length]);
+    text += walker.currentNode.data;
+  }
+  const point = (i, end) => {
+    const [node, start] = nodes.findLast(([, s]) => (end ? s < i : s <= i));
+    return [node, i - start];
+  };
+  const tops = new Set(), cut = [];
+  for (const word of text.matchAll(/\S+/g)) {
+    const range = document.createRange();
+    range.setStart(...point(word.index, false));
+    range.setEnd(...point(word.index + word[0].length, true));
+    const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+    rects.forEach((r) => tops.add(Math.round(r.top)));
+    if (rects.some((r) => Math.abs(r.top - rects[0].top) > rects[0].height / 2)) {
+      cut.push(word[0]);
+    }
+  }
+  return [tops.size, cut];
+}"""
+
+
+def test_the_notebook_error_wraps_between_words_on_a_phone(browser, site):
+    """mkdocs-jupyter wraps an output anywhere (word-break: break-all), which cut the words of
+    the error line in two on a phone; extra.css wraps it between words. Every output on the
+    notebook page keeps its line breaks and wraps between words, none is wider than its box,
+    and the error line, wrapped on a phone, has each word whole on one line."""
+    page, watch = new_page(browser, site, **PHONE)
+    goto(page, watch, site, "/notebooks/walkthrough/")
+    outputs = page.locator(".md-content .jupyter-wrapper .jp-OutputArea-output pre")
+    styles = outputs.evaluate_all(
+        """(pres) => pres.map((e) => [getComputedStyle(e).whiteSpace,
+            getComputedStyle(e).wordBreak, e.scrollWidth <= e.clientWidth])"""
+    )
+    assert len(styles) >= 3 and {tuple(s) for s in styles} == {("pre-wrap", "normal", True)}, (
+        f"[white-space, word-break, fits] of each output: {styles}"
+    )
+    lines, cut = outputs.filter(has_text="Trying to backward through the graph").evaluate(
+        WORD_LINES
+    )
+    # On one or two lines the error would not show how it wraps.
+    assert lines >= 5, f"the error takes {lines} lines on a phone"
+    assert not cut, f"words cut in two: {cut}"
+    page.context.close()
+
+
 @pytest.mark.parametrize("screen", ["desktop", "phone"])
 def test_the_home_page_opens_on_the_fix_and_the_way_to_your_case(browser, site, screen):
     """First screen of the home page: the usual fix, and the first shapes of code with a link
