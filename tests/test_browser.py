@@ -462,6 +462,28 @@ def test_the_notebook_error_wraps_between_words_on_a_phone(browser, site):
     page.context.close()
 
 
+HOVER_NONE = "matchMedia('(hover: none)').matches"
+
+
+def test_a_heading_permalink_shows_on_a_touch_screen_and_on_hover_with_a_mouse(browser, site):
+    """A heading's permalink (the pilcrow) shows when the pointer is over the heading; a touch
+    screen has no hover (`(hover: none)`), so there extra.css shows it always."""
+    heading = "#fix-detach-fake"
+    page, watch = new_page(browser, site, **PHONE)  # is_mobile and has_touch
+    goto(page, watch, site, SCENARIO)
+    assert page.evaluate(HOVER_NONE), "the phone does not emulate a touch screen"
+    expect(page.locator(f"{heading} > .headerlink")).to_have_css("opacity", "1")
+    page.context.close()
+    page, watch = new_page(browser, site, viewport=DESKTOP)
+    goto(page, watch, site, SCENARIO)
+    assert not page.evaluate(HOVER_NONE)
+    permalink = page.locator(f"{heading} > .headerlink")
+    expect(permalink).to_have_css("opacity", "0")
+    page.locator(heading).hover()
+    expect(permalink).to_have_css("opacity", "1")
+    page.context.close()
+
+
 @pytest.mark.parametrize("screen", ["desktop", "phone"])
 def test_the_home_page_opens_on_the_fix_and_the_way_to_your_case(browser, site, screen):
     """First screen of the home page: the usual fix, and the first shapes of code with a link
