@@ -361,6 +361,129 @@ def test_a_wrong_fix_and_a_raises_never_look_like_a_fix_or_an_output(browser, si
     assert not problems, "\n".join(problems)
 
 
+# On the page as drawn: the fix colour, how many fix sections and Fix excerpts there are, and
+# which of them do not look like a fix: the solid bar in the fix colour, and a check mark in
+# that colour before the section's heading or the excerpt's title (extra.css).
+FIX_LOOK = """() => {
+  const probe = document.createElement("span");
+  probe.style.color = "var(--bt-fix)";
+  document.body.append(probe);
+  const fix = getComputedStyle(probe).color;
+  probe.remove();
+  const bar = (e) => {
+    const style = getComputedStyle(e);
+    return style.borderLeftStyle === "solid" && style.borderLeftColor === fix
+      && parseFloat(style.borderLeftWidth) > 0;
+  };
+  const checked = (e) => {
+    const mark = e && getComputedStyle(e, "::before");
+    return !!mark && mark.content === '"✓ "' && mark.color === fix;
+  };
+  const sections = [...document.querySelectorAll(".md-content section.bt-fix")];
+  const excerpts = [...document.querySelectorAll(".md-content .highlight.bt-fix-code")];
+  const wrong = [
+    ...sections.filter((s) => !(bar(s) && checked(s.querySelector(":scope > :is(h2, h3, h4)"))))
+      .map((s) => "section: " + s.firstElementChild.textContent.trim().slice(0, 60)),
+    ...excerpts.filter((f) => !(bar(f) && checked(f.querySelector(":scope > .filename"))))
+      .map((f) => "excerpt: " + f.textContent.trim().slice(0, 60)),
+  ];
+  return [fix, sections.length, excerpts.length, wrong];
+}"""
+
+
+def test_a_fix_and_its_excerpt_look_like_a_fix_in_both_schemes(browser, site):
+    """A scenario page, in both colour schemes: every fix section has the solid bar in the fix
+    colour and a check mark before its heading, and the Fix excerpt at the top the same bar and
+    a check mark before its title; the dark scheme draws them in a green of its own."""
+    page, watch = new_page(browser, site, viewport=DESKTOP)
+    goto(page, watch, site, SCENARIO)
+    colours, problems = {}, []
+    for scheme in ("default", "slate"):
+        page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+        colours[scheme], sections, excerpts, wrong = page.evaluate(FIX_LOOK)
+        # None would mean the selectors above no longer find what the page holds.
+        assert sections and excerpts, (scheme, sections, excerpts)
+        problems += [f"{scheme}: {w}" for w in wrong]
+    page.context.close()
+    assert not problems, "\n".join(problems)
+    assert colours["default"] != colours["slate"], colours
+
+
+# The words of an element's text, each as the lines it is drawn on: a word on two lines was
+# cut in the middle. Also the number of lines the element takes.
+WORD_LINES = r"""(element) => {
+  const nodes = [];
+  let text = "";
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    nodes.push([walker.currentNode, text.length]);
+    text += walker.currentNode.data;
+  }
+  const point = (i, end) => {
+    const [node, start] = nodes.findLast(([, s]) => (end ? s < i : s <= i));
+    return [node, i - start];
+  };
+  const tops = new Set(), cut = [];
+  for (const word of text.matchAll(/\S+/g)) {
+    const range = document.createRange();
+    range.setStart(...point(word.index, false));
+    range.setEnd(...point(word.index + word[0].length, true));
+    const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+    rects.forEach((r) => tops.add(Math.round(r.top)));
+    if (rects.some((r) => Math.abs(r.top - rects[0].top) > rects[0].height / 2)) {
+      cut.push(word[0]);
+    }
+  }
+  return [tops.size, cut];
+}"""
+
+
+def test_the_notebook_error_wraps_between_words_on_a_phone(browser, site):
+    """mkdocs-jupyter wraps an output anywhere (word-break: break-all), which cut the words of
+    the error line in two on a phone; extra.css wraps it between words. Every output on the
+    notebook page keeps its line breaks and wraps between words, none is wider than its box,
+    and the error line, wrapped on a phone, has each word whole on one line."""
+    page, watch = new_page(browser, site, **PHONE)
+    goto(page, watch, site, "/notebooks/walkthrough/")
+    outputs = page.locator(".md-content .jupyter-wrapper .jp-OutputArea-output pre")
+    styles = outputs.evaluate_all(
+        """(pres) => pres.map((e) => [getComputedStyle(e).whiteSpace,
+            getComputedStyle(e).wordBreak, e.scrollWidth <= e.clientWidth])"""
+    )
+    assert len(styles) >= 3 and {tuple(s) for s in styles} == {("pre-wrap", "normal", True)}, (
+        f"[white-space, word-break, fits] of each output: {styles}"
+    )
+    lines, cut = outputs.filter(has_text="Trying to backward through the graph").evaluate(
+        WORD_LINES
+    )
+    # On one or two lines the error would not show how it wraps.
+    assert lines >= 5, f"the error takes {lines} lines on a phone"
+    assert not cut, f"words cut in two: {cut}"
+    page.context.close()
+
+
+HOVER_NONE = "matchMedia('(hover: none)').matches"
+
+
+def test_a_heading_permalink_shows_on_a_touch_screen_and_on_hover_with_a_mouse(browser, site):
+    """A heading's permalink (the pilcrow) shows when the pointer is over the heading; a touch
+    screen has no hover (`(hover: none)`), so there extra.css shows it always."""
+    heading = "#fix-detach-fake"
+    page, watch = new_page(browser, site, **PHONE)  # is_mobile and has_touch
+    goto(page, watch, site, SCENARIO)
+    assert page.evaluate(HOVER_NONE), "the phone does not emulate a touch screen"
+    expect(page.locator(f"{heading} > .headerlink")).to_have_css("opacity", "1")
+    page.context.close()
+    page, watch = new_page(browser, site, viewport=DESKTOP)
+    goto(page, watch, site, SCENARIO)
+    assert not page.evaluate(HOVER_NONE)
+    permalink = page.locator(f"{heading} > .headerlink")
+    expect(permalink).to_have_css("opacity", "0")
+    page.locator(heading).hover()
+    expect(permalink).to_have_css("opacity", "1")
+    page.context.close()
+
+
 @pytest.mark.parametrize("screen", ["desktop", "phone"])
 def test_the_home_page_opens_on_the_fix_and_the_way_to_your_case(browser, site, screen):
     """First screen of the home page: the usual fix, and the first shapes of code with a link

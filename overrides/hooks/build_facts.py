@@ -11,9 +11,9 @@
   torch printed (scripts/release_facts.py). The JSON files are data, not part of the site.
 - The Download PDF button names the file `make pdf` writes (tools/sitekit.py names it), and so
   do the links to the PDF and the offline zip in the footer and on the home page
-  (`<!-- downloads -->`). `mkdocs serve` has neither file, so there it shows no such link; the
-  offline copy has its PDF but not the zip it came in. sitekit.package() writes each file's
-  size into the links it finds (`data-bt-size`).
+  (`<!-- downloads -->`), both overrides/partials/downloads.html. `mkdocs serve` has neither
+  file, so there it shows no such link; the offline copy has its PDF but not the zip it came
+  in. sitekit.package() writes each file's size into the links it finds (`data-bt-size`).
 """
 
 import datetime
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import sitekit
 from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
 
 TESTED_MARKER = "<!-- tested torch versions -->"
 TESTED_INLINE = "<!-- tested torch -->"
@@ -142,19 +143,10 @@ def _escape(text: str) -> str:
 
 
 def downloads(config, page) -> str:
-    """The links to the PDF and the zip, relative to `page`, as the footer has them; nothing
-    where the files are not (mkdocs serve), and no zip inside the offline copy."""
-    extra = config["extra"]
-    if not extra["downloads"]:
-        return ""
-    up = "../" * page.url.count("/")
-    links = [
-        f'<a href="{up}{extra["pdf_path"]}" download>the whole site as one PDF'
-        '<span data-bt-size="pdf"></span></a>'
-    ]
-    if not extra["offline_copy"]:
-        links.append(
-            f'<a href="{up}{extra["zip_path"]}" download>a copy to open from disk (zip)'
-            '<span data-bt-size="zip"></span></a>'
-        )
-    return '<p class="bt-downloads">Read it offline: ' + " or ".join(links) + ".</p>"
+    """overrides/partials/downloads.html, the footer's links to the PDF and the zip, rendered
+    as a paragraph of `page` (so its links are relative to it, as the `url` filter makes them in
+    the footer). The build's own template environment is not made yet when pages are read, so
+    this takes the theme's, which has the same loader and the `url` filter."""
+    template = config.theme.get_env().get_template("partials/downloads.html")
+    base_url = get_relative_url(".", page.url)
+    return template.render(config=config, page=page, base_url=base_url, tag="p")

@@ -3,10 +3,12 @@
 A forum, a chat or an issue tracker unfurls a pasted link into a card; with an image
 (`og:image`, `twitter:card: summary_large_image`) the card is large enough to read the page's
 title. Material's social plugin draws such images, but it downloads Google Fonts at build
-time, and the build must stay offline. This hook draws them with Pillow (which matplotlib
-already pins), in DejaVu Sans from matplotlib's own data, so a clean clone draws the same
-pictures on any machine: `assets/cards/<page>.png`, 1200x630, the size forums and chats show
-whole. overrides/main.html writes the tags from `page.meta["card"]`.
+time, and the build must stay offline. This hook draws them with Pillow, pinned in
+requirements.txt (matplotlib, which plots the costs page's chart, needs it too): its wheel
+draws text into a PNG with no network and no system package. The font is DejaVu Sans from
+matplotlib's own data, so a clean clone draws the same pictures on any machine:
+`assets/cards/<page>.png`, 1200x630, the size forums and chats show whole. overrides/main.html
+writes the tags from `page.meta["card"]`.
 """
 
 import importlib.util
