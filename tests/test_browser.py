@@ -11,7 +11,17 @@ import urllib.parse
 import pytest
 import sitekit
 import support
-from page_tour import DESKTOP, PHONE, SEARCH_READY, Site, goto, new_page, toggle_scheme
+from page_tour import (
+    DESKTOP,
+    PHONE,
+    SCHEMES,
+    SEARCH_READY,
+    Site,
+    goto,
+    new_page,
+    scheme_of,
+    toggle_scheme,
+)
 from playwright.sync_api import expect
 from snippet_harness.pages import Site as Snippets
 from support import ROOT
@@ -311,6 +321,51 @@ def test_no_buttons_on_paper(browser, site):
     assert count_printed == count
     assert not shown, "buttons printed on paper:\n" + "\n".join(shown)
     page.context.close()
+
+
+# The costs page's plot, drawn for each colour scheme (snippets/costs/measure_costs.py), by the
+# end of the address Material shows it under.
+COSTS_PLOTS = {"light": "memory.png#only-light", "dark": "memory-dark.png#only-dark"}
+# An image's width as loaded, its top left pixel as its file has it, and the page's background.
+CORNER = """(img) => {
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 1;
+  const context = canvas.getContext("2d");
+  context.drawImage(img, 0, 0, 1, 1, 0, 0, 1, 1);
+  const [r, g, b] = context.getImageData(0, 0, 1, 1).data;
+  const page = getComputedStyle(document.body).backgroundColor;
+  return [img.naturalWidth, `rgb(${r}, ${g}, ${b})`, page];
+}"""
+
+
+def test_the_costs_plot_shows_the_one_drawn_for_the_colour_scheme(browser, site):
+    """In each colour scheme one plot shows on the costs page: the one drawn for it, loaded, on
+    the page's own background. On paper, from the print page (what the PDF prints) in either
+    scheme, the light one alone: Material prints the dark scheme in the light one's colours."""
+    page, watch = new_page(browser, site, viewport=DESKTOP)
+    goto(page, watch, site, "/costs/")
+    plots = page.locator(".md-content img[src*='memory']")
+
+    def shown():
+        return [p.get_attribute("src").rsplit("/", 1)[-1] for p in plots.all() if p.is_visible()]
+
+    expect(plots).to_have_count(len(COSTS_PLOTS))
+    for scheme, plot in COSTS_PLOTS.items():
+        if scheme_of(page) != scheme:
+            toggle_scheme(page)
+        assert shown() == [plot], scheme
+        drawn = page.locator(f".md-content img[src='{plot}']")
+        width, corner, background = drawn.evaluate(CORNER)
+        assert width > 0, f"{plot} did not load"
+        assert corner == background, f"{scheme}: {plot}'s corner {corner} on a {background} page"
+    goto(page, watch, site, "/print_page/")
+    expect(plots).to_have_count(len(COSTS_PLOTS))
+    page.emulate_media(media="print")
+    for scheme in SCHEMES:
+        page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+        assert shown() == [COSTS_PLOTS["light"]], f"printed from the {SCHEMES[scheme]} scheme"
+    page.context.close()
+    assert not watch.failed, "\n".join(watch.failed)
 
 
 # On the page as drawn: which wrong-fix sections, Raises and Output fences do not look like

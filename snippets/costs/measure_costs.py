@@ -20,6 +20,7 @@ from pathlib import Path
 
 import psutil
 import torch
+from cycler import cycler
 from workloads import MODELS, SavedTensors, Tagger, loss_of, tbptt
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "costs"
@@ -392,6 +393,7 @@ def leak_part(leaks, size):
         f"{ms(s['seconds'][-1])} ms"
         for v, s in leaks.items()
     )
+    plot = f"![Memory and time per chunk, from the table above: {alt}.]"
     return text + [
         "In this run:",
         "",
@@ -404,8 +406,11 @@ def leak_part(leaks, size):
         f" most {mb(spread, False)} over the {n} chunks**, and chunk "
         f"{n} took {slowdowns}.",
         "",
-        f"![Memory and time per chunk, from the table above: {alt}.]"
-        "(costs/memory.png)",
+        # The plot for each colour scheme: Material shows an image whose
+        # address ends in #only-light in its light scheme only, and one
+        # that ends in #only-dark in its dark scheme only.
+        f"{plot}(costs/memory.png#only-light)",
+        f"{plot}(costs/memory-dark.png#only-dark)",
     ]
 
 
@@ -424,14 +429,34 @@ def write_table(results, size):
     (OUT / "results.md").write_text("\n".join(text))
 
 
-def write_plot(results):
-    import matplotlib
+# The plot, drawn twice from the same figures: for the page's light
+# colour scheme, in matplotlib's defaults, and for its dark one
+# (Material's "slate"), on that page's background, #1e2129 (its
+# --md-default-bg-color, hsl(225deg 15% 14%)), with text and axes in
+# that page's text colour, #bfc1c7 (8.9:1 on it). The lines keep
+# matplotlib's colours, so each variant has the same colour in both,
+# but for its blue: 3.3:1 on the dark background, lightened to #5fa8e8
+# (6.3:1); its orange is 6.4:1 there, its green 4.7:1 (3:1 at least).
+DARK, TEXT = "#1e2129", "#bfc1c7"
+LINES = ["#5fa8e8", "#ff7f0e", "#2ca02c"]
+PLOTS = {
+    "memory.png": {},
+    "memory-dark.png": {
+        "figure.facecolor": DARK,
+        "axes.facecolor": DARK,
+        "text.color": TEXT,
+        "axes.labelcolor": TEXT,
+        "axes.edgecolor": TEXT,
+        "xtick.color": TEXT,
+        "ytick.color": TEXT,
+        "axes.prop_cycle": cycler(color=LINES),
+    },
+}
 
-    matplotlib.use("Agg")  # a file, no window
-    from matplotlib import pyplot as plt
 
+def draw(plt, leaks):
     fig, (mem, sec) = plt.subplots(1, 2, figsize=(9, 3.4), dpi=100)
-    for variant, steps in results["leak"].items():
+    for variant, steps in leaks.items():
         chunk = range(1, len(steps["rss"]) + 1)
         mem.plot(chunk, [b / MiB for b in steps["rss"]], label=variant)
         ms = [s * 1e3 for s in steps["seconds"]]
@@ -442,8 +467,21 @@ def write_plot(results):
     sec.set_title("time", loc="left")
     mem.legend(frameon=False)
     fig.tight_layout()
-    # No version stamp: the file changes only when the figures do.
-    fig.savefig(OUT / "memory.png", metadata={"Software": None})
+    return fig
+
+
+def write_plot(results):
+    import matplotlib
+
+    matplotlib.use("Agg")  # a file, no window
+    from matplotlib import pyplot as plt
+
+    for name, style in PLOTS.items():
+        with plt.rc_context(style):
+            fig = draw(plt, results["leak"])
+            # No version stamp: a file changes only when its figures do.
+            fig.savefig(OUT / name, metadata={"Software": None})
+        plt.close(fig)
 
 
 if __name__ == "__main__":
@@ -459,4 +497,5 @@ if __name__ == "__main__":
     if write:
         write_table(results, size)
         write_plot(results)
-        print("wrote docs/costs/results.md and docs/costs/memory.png")
+        plots = ", ".join(f"docs/costs/{name}" for name in PLOTS)
+        print(f"wrote docs/costs/results.md, {plots}")
