@@ -368,14 +368,25 @@ def test_the_costs_plot_shows_the_one_drawn_for_the_colour_scheme(browser, site)
     assert not watch.failed, "\n".join(watch.failed)
 
 
+# A CSS colour (a custom property such as var(--bt-fix)) as getComputedStyle writes colours,
+# for the checks below to compare with; the first statement of their scripts.
+COLOR_OF = """const colorOf = (value) => {
+  const probe = document.createElement("span");
+  probe.style.color = value;
+  document.body.append(probe);
+  const color = getComputedStyle(probe).color;
+  probe.remove();
+  return color;
+};
+"""
+
+
 # On the page as drawn: which wrong-fix sections, Raises and Output fences do not look like
 # what they are (overrides/hooks/fix_styles.py marks them, docs/stylesheets/extra.css draws).
-MISLEADING = """() => {
-  const probe = document.createElement("span");
-  probe.style.color = "var(--bt-danger)";
-  document.body.append(probe);
-  const danger = getComputedStyle(probe).color;
-  probe.remove();
+MISLEADING = (
+    "() => {\n"
+    + COLOR_OF
+    + """  const danger = colorOf("var(--bt-danger)");
   const style = (e) => getComputedStyle(e);
   const headings = [...document.querySelectorAll(".md-content :is(h2, h3, h4)[id]")]
     .filter((h) => /^wrong-fix(-|$)/.test(h.id));
@@ -394,6 +405,7 @@ MISLEADING = """() => {
     .map((f) => "Output: " + f.textContent.trim().slice(0, 60));
   return [headings.length, fences("Raises").length, [...wrong, ...raises, ...outputs]];
 }"""
+)
 
 
 def test_a_wrong_fix_and_a_raises_never_look_like_a_fix_or_an_output(browser, site):
@@ -419,12 +431,10 @@ def test_a_wrong_fix_and_a_raises_never_look_like_a_fix_or_an_output(browser, si
 # On the page as drawn: the fix colour, how many fix sections and Fix excerpts there are, and
 # which of them do not look like a fix: the solid bar in the fix colour, and a check mark in
 # that colour before the section's heading or the excerpt's title (extra.css).
-FIX_LOOK = """() => {
-  const probe = document.createElement("span");
-  probe.style.color = "var(--bt-fix)";
-  document.body.append(probe);
-  const fix = getComputedStyle(probe).color;
-  probe.remove();
+FIX_LOOK = (
+    "() => {\n"
+    + COLOR_OF
+    + """  const fix = colorOf("var(--bt-fix)");
   const bar = (e) => {
     const style = getComputedStyle(e);
     return style.borderLeftStyle === "solid" && style.borderLeftColor === fix
@@ -444,6 +454,7 @@ FIX_LOOK = """() => {
   ];
   return [fix, sections.length, excerpts.length, wrong];
 }"""
+)
 
 
 def test_a_fix_and_its_excerpt_look_like_a_fix_in_both_schemes(browser, site):
