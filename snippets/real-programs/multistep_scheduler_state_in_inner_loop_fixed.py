@@ -122,7 +122,7 @@ for i in range(3):
         loss.backward()
         grad = uncond_embeddings.grad
         print(
-            f"t={t} inner step {j}: loss {loss.item():.4f}, "
+            f"t={t} inner step {j}: loss {loss.item():.3f}, "
             f"uncond grad non-zero: {bool(grad.abs().sum() > 0)}"
         )
         optimizer.step()

@@ -116,7 +116,7 @@ for i in range(3):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        print(f"t={t} inner step {j}: loss {loss.item():.4f}")
+        print(f"t={t} inner step {j}: loss {loss.item():.3f}")
     with torch.no_grad():
         context = torch.cat([uncond_embeddings, cond_embeddings])
         noise_pred_uncond, noise_prediction_text = unet(

@@ -25,7 +25,11 @@ loss_a.backward()
 _, loss_b = losses(twice(x))  # no error now...
 loss_b.backward()
 
-same = torch.allclose(twice[0].weight.grad, trunk[0].weight.grad)
+# Equal up to float32 rounding: the two backward calls add the same
+# terms in another order.
+same = torch.allclose(
+    twice[0].weight.grad, trunk[0].weight.grad, atol=1e-6
+)
 print(f"same gradients as one backward: {same}")
 for name, model in [("one forward ", trunk), ("two forwards", twice)]:
     bn = model[1]

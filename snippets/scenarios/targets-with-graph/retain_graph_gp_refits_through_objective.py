@@ -22,5 +22,5 @@ for step in range(3):
     opt.step()
     print(
         f"step {step}: backward ran through the objective "
-        f"{len(into_objective)}x, |x.grad| = {x.grad.norm():.4f}"
+        f"{len(into_objective)}x, |x.grad| = {x.grad.norm():.3f}"
     )
