@@ -106,6 +106,53 @@ def test_the_site_loads_the_offline_shim_only_offline(site):
     assert not pages, f"pages that load the offline shim online: {pages[:5]}"
 
 
+def test_code_blocks_lose_only_spans_that_draw_nothing(site):
+    """overrides/hooks/light_pages.py unwraps Pygments' name and whitespace spans to keep long
+    pages light on a phone. That is invisible only while no stylesheet colours `.n` apart from
+    the code's own colour or styles `.w` at all, and only if the code's text stays whole."""
+    from bs4 import BeautifulSoup
+
+    css = "".join(p.read_text() for p in site.glob("**/*.css"))
+    names = set(re.findall(r"--md-code-hl-name-color:([^;}]+)", css))
+    assert names == {"var(--md-code-fg-color)"}, f"a theme colours code names: {names}"
+    styled = [
+        f"{selectors}{{{body}}}"
+        for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", css)
+        if re.search(r"\.w(?![\w-])", selectors)
+        or (re.search(r"\.n(?![\w-])", selectors) and body != "color:var(--md-code-hl-name-color)")
+    ]
+    assert not styled, f"rules that style name or whitespace tokens: {styled}"
+
+    page = site / "scenarios/hidden-cache/index.html"
+    html = page.read_text()
+    assert '<span class="n">' not in html and '<span class="w">' not in html
+    script = support.ROOT / "snippets/scenarios/hidden-cache/distribution_built_once_raises.py"
+    shown = [
+        block.get_text()
+        for block in BeautifulSoup(html, "html.parser").select(".highlight code")
+        if "Bernoulli" in block.get_text()
+    ]
+    assert script.read_text() in shown, "the page's copy of the script lost or changed text"
+
+
+def test_the_scripts_after_the_content_wait_for_the_first_paint(site):
+    """Run before the first paint, the bundle delayed it by a second on a phone (light_pages.py);
+    the browser tests prove the deferred bundle still brings search, copy and the palette."""
+    # The print page is print-site's own render, made for printing, not for a phone's first paint.
+    pages = sorted(p for p in site.rglob("*.html") if p.parent.name != "print_page")
+    blocking = [
+        f"{page.relative_to(site)}: {tag}"
+        for page in pages
+        for tag in re.findall(
+            r"<script src=[^>]*>", page.read_text().partition('<script id="__config"')[2]
+        )
+        if " defer" not in tag
+    ]
+    assert not blocking, "scripts that block the first paint:\n" + "\n".join(blocking[:10])
+    home = (site / "index.html").read_text().partition('<script id="__config"')[2]
+    assert re.search(r"bundle\.\w+\.min\.js\" defer", home), "no bundle where this test looks"
+
+
 def test_pages_with_a_diagram_bring_their_own_mermaid(site):
     """Without a local Mermaid, Material's bundle fetches one from a CDN when the page loads."""
     pages = [p for p in sorted(site.rglob("*.html")) if 'class="mermaid"' in p.read_text()]
