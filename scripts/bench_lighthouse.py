@@ -6,11 +6,15 @@ scenario page and the longest scenario page (the most HTML) with the mobile and 
 Prints the four category scores and the bytes each page transfers.
 
 Lighthouse's mobile preset simulates a slow phone from one trace of the page, and one trace is
-noisy: on the same build the home page scored 91 to 98 and the longest scenario page 67 to 84,
-depending on whether the first paint came before Material's script ran. Each page and preset
-is therefore run --runs times (5 by default, as Lighthouse's own docs advise); the table gives
-the median score of each category (the run with the median performance score for the bytes
-and the failing audits) and the spread of performance scores.
+noisy. Each page and preset is therefore run --runs times (5 by default, as Lighthouse's own
+docs advise); the table gives the median score of each category (the run with the median
+performance score for the bytes and the failing audits) and the spread of performance scores.
+The trace is taken on this machine, so a busy machine scores low: with other work running, the
+longest scenario page once scored 65 where an idle machine gave it 95, and 87 in one run with
+the suite running on the other core. The table prints the lowest CPU benchmark index Lighthouse
+measured before a page's runs (about 3,200 here when idle, 2,400 to 2,800 with the suite
+running) and the highest one-minute load average after them; Lighthouse and Chromium alone
+keep it near 1, so a load above the number of cores gets a warning.
 
 The server (tools/sitekit.py's, compressing) gzips text as GitHub Pages does: without it every
 page would weigh about three times what a reader downloads. The uncompressed total is printed
@@ -62,6 +66,8 @@ def lighthouse(url: str, preset: str, out: Path) -> dict:
     return {
         "scores": {c: round(report["categories"][c]["score"] * 100) for c in CATEGORIES},
         "transferred": report["audits"]["total-byte-weight"]["numericValue"],
+        "cpu": report["environment"]["benchmarkIndex"],
+        "load": os.getloadavg()[0],
         "uncompressed": sum(r.get("resourceSize", 0) for r in requests),
         "failing": [
             f"{c}: {ref['id']}"
@@ -85,6 +91,8 @@ def median(runs: list[dict]) -> dict:
             c: sorted(r["scores"][c] for r in runs)[(len(runs) - 1) // 2] for c in CATEGORIES
         },
         "spread": [r["scores"]["performance"] for r in runs],
+        "cpu": min(r["cpu"] for r in runs),
+        "load": max(r["load"] for r in runs),
     }
 
 
@@ -124,7 +132,17 @@ def main() -> int:
                         for i in range(args.runs)
                     ]
                     rows.append((name, path, preset, median(runs)))
-    header = ["page", "preset", *CATEGORIES, "perf. runs", "transferred", "uncompressed", "targets"]
+    header = [
+        "page",
+        "preset",
+        *CATEGORIES,
+        "perf. runs",
+        "cpu",
+        "load",
+        "transferred",
+        "uncompressed",
+        "targets",
+    ]
     table = [header]
     missed = False
     for name, path, preset, result in rows:
@@ -136,6 +154,8 @@ def main() -> int:
                 preset,
                 *(str(result["scores"][c]) for c in CATEGORIES),
                 " ".join(str(x) for x in result["spread"]),
+                f"{result['cpu']:.0f}",
+                f"{result['load']:.1f}",
                 f"{result['transferred'] / 1024:.0f} KB",
                 f"{result['uncompressed'] / 1024:.0f} KB",
                 "met" if not miss else "MISSED: " + ", ".join(miss),
@@ -149,6 +169,12 @@ def main() -> int:
     for name, _, preset, result in rows:
         if result["failing"]:
             print(f"{name} {preset}: audits below 1: {', '.join(result['failing'])}")
+    load = max(result["load"] for *_, result in rows)
+    if load > (os.cpu_count() or 1):
+        print(
+            f"WARNING: load average {load:.1f} on {os.cpu_count()} cores: other work was "
+            "running, so the mobile scores are low; rerun on an idle machine"
+        )
     return 1 if missed and args.strict else 0
 
 
