@@ -15,7 +15,7 @@ the suite running on the other core. The table prints the lowest CPU benchmark i
 measured before a page's runs (2,700 to 3,300 here when idle, 2,400 to 2,800 with the suite
 running: too close to tell) and the highest one-minute load average after them. Lighthouse and
 Chromium alone bring it to 1.3 to 2.0 here, and the suite on top to over 4, so a load above
-2 plus half the cores gets a warning.
+2 plus half the cores gets a warning (a threshold set on this 2-core machine only).
 
 The server (tools/sitekit.py's, compressing) gzips text as GitHub Pages does: without it every
 page would weigh about three times what a reader downloads. The uncompressed total is printed
@@ -174,7 +174,7 @@ def main() -> int:
     if load > 2 + (os.cpu_count() or 1) / 2:
         print(
             f"WARNING: load average {load:.1f} on {os.cpu_count()} cores: other work was "
-            "running, so the mobile scores are low; rerun on an idle machine"
+            "running, so the mobile scores may be low; rerun on an idle machine"
         )
     return 1 if missed and args.strict else 0
 

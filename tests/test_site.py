@@ -110,8 +110,6 @@ def test_code_blocks_lose_only_spans_that_draw_nothing(site):
     """overrides/hooks/light_pages.py unwraps Pygments' name and whitespace spans to keep long
     pages light on a phone. That is invisible only while no stylesheet colours `.n` apart from
     the code's own colour or styles `.w` at all, and only if the code's text stays whole."""
-    from bs4 import BeautifulSoup
-
     css = "".join(p.read_text() for p in site.glob("**/*.css"))
     names = set(re.findall(r"--md-code-hl-name-color:([^;}]+)", css))
     assert names == {"var(--md-code-fg-color)"}, f"a theme colours code names: {names}"
@@ -129,7 +127,7 @@ def test_code_blocks_lose_only_spans_that_draw_nothing(site):
     script = support.ROOT / "snippets/scenarios/hidden-cache/distribution_built_once_raises.py"
     shown = [
         block.get_text()
-        for block in BeautifulSoup(html, "html.parser").select(".highlight code")
+        for block in support.soup(html).select(".highlight code")
         if "Bernoulli" in block.get_text()
     ]
     assert script.read_text() in shown, "the page's copy of the script lost or changed text"

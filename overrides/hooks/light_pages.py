@@ -6,9 +6,10 @@ pages back, and this hook mends both without changing what a reader sees:
 - Material's bundle, Mermaid and our own scripts come as plain scripts at the end of the body.
   When they have arrived before the first paint (a fast connection, a cached copy), the browser
   runs them, a few hundred milliseconds of a phone's time, before painting anything: in about
-  half of the runs the page's largest paint came a second later. Each script after Material's
-  `__config` block is now `defer`: it runs once the document is parsed, in the same order and
-  still before DOMContentLoaded, which is what Material's bundle waits for.
+  half of the runs the page's largest paint came a second later. Each plain `<script src>`
+  after Material's `__config` block is now `defer`: it runs once the document is parsed, in the
+  same order and still before DOMContentLoaded, which is what Material's bundle waits for. The
+  print page keeps its scripts as they are: print-site renders it itself, for printing.
 - Pygments wraps every token of a code block in a span, names (class `n`) and whitespace (`w`)
   included: on the longest scenario page those two were 1,493 of its 5,361 elements. At load,
   Material's palette component restyles the whole page several times while it sets the colour

@@ -29,8 +29,9 @@ def closure_calls(max_eval):
     return per_step
 
 
-# How many calls a step makes below the cap turns on the last digits
-# of the line search, which differ between CPUs; the most does not.
+# Whether a step stops at max_eval or makes one call more turns on the
+# last digits of the line search, which differ between CPUs: print the
+# most a step made, which does not.
 for max_eval in (3, 20):
     most = max(closure_calls(max_eval))
     print(
