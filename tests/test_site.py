@@ -138,16 +138,18 @@ def test_the_scripts_after_the_content_wait_for_the_first_paint(site):
     the browser tests prove the deferred bundle still brings search, copy and the palette."""
     # The print page is print-site's own render, made for printing, not for a phone's first paint.
     pages = sorted(p for p in site.rglob("*.html") if p.parent.name != "print_page")
+
+    def scripts_block(page: Path) -> str:
+        return page.read_text().partition('<script id="__config"')[2]
+
     blocking = [
         f"{page.relative_to(site)}: {tag}"
         for page in pages
-        for tag in re.findall(
-            r"<script src=[^>]*>", page.read_text().partition('<script id="__config"')[2]
-        )
+        for tag in re.findall(r"<script src=[^>]*>", scripts_block(page))
         if " defer" not in tag
     ]
     assert not blocking, "scripts that block the first paint:\n" + "\n".join(blocking[:10])
-    home = (site / "index.html").read_text().partition('<script id="__config"')[2]
+    home = scripts_block(site / "index.html")
     assert re.search(r"bundle\.\w+\.min\.js\" defer", home), "no bundle where this test looks"
 
 

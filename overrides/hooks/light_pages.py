@@ -10,6 +10,8 @@ pages back, and this hook mends both without changing what a reader sees:
   after Material's `__config` block is now `defer`: it runs once the document is parsed, in the
   same order and still before DOMContentLoaded, which is what Material's bundle waits for. The
   print page keeps its scripts as they are: print-site renders it itself, for printing.
+  (MkDocs' own `defer: true` in `extra_javascript` reaches only our scripts, not Material's
+  bundle, Mermaid or print-site's.)
 - Pygments wraps every token of a code block in a span, names (class `n`) and whitespace (`w`)
   included: on the longest scenario page those two were 1,493 of its 5,361 elements. At load,
   Material's palette component restyles the whole page several times while it sets the colour
