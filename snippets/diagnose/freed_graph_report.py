@@ -12,9 +12,13 @@ which is raised as before. `report_freed(loss)`, called before a
 backward, prints the same report without waiting for the error.
 
 Plain PyTorch, one file. It records where each graph node was made
-(anomaly mode before torch 2.14, torch.autograd.graph's
-node_creation_hook from 2.14 on), which nodes each backward ran, and
-the parameters' versions. The `see:` address explains its rules.
+(anomaly mode before torch 2.14, held on while it watches, and
+torch.autograd.graph's node_creation_hook from 2.14 on), which nodes
+each backward ran, who called it, and the leaves' versions and values.
+The verdict is a reading of five measured facts (order, holder,
+staleness, ownership, caller): one fix when they exclude the others,
+else two, each with the question that decides. The `see:` address
+explains its rules.
 """
 
 import contextlib
@@ -50,24 +54,58 @@ OUTSIDE = [
     f"see: {SITE}scenarios/saved-tensors-after-backward/"
     "#fix-read-before-backward",
 ]
-# The question that decides between two fixes, when the facts do not.
+# The question that decides between two fixes, when the facts do not,
+# in the program's names: {value} is where it keeps the value, {line}
+# the earlier call's line, {names} what is reached only through it.
 Q_AGAIN = "do you want another update from these inputs?"
 Q_ONCE = "or should that loss be backpropagated once only?"
-Q_PENALTY = "is the gradient from that call a term of this loss?"
+Q_PENALTY = "is the gradient from {line} a term of this loss?"
 Q_BOTH = "or do you want both gradients, from one pass?"
-Q_TARGET = "is it a target, a constant for this loss, or a leftover?"
-Q_CACHE = "or should this loss train through it (a cached value)?"
+Q_CONSTANT = (
+    "is the gradient from {line} a constant here (a direction)?"
+)
+Q_PENALTY_OR = "or a term of this loss (a penalty)?"
+Q_LOG = "or is it only read (a log, a saliency map)?"
+Q_INPUT_GRAD = "is {names}'s .grad from {line} a term of this loss?"
+Q_TARGET = (
+    "is {value} a target, a constant for this loss, or a leftover?"
+)
+Q_CACHE = "or should this loss train through {value} (a cached value)?"
+Q_STATE = "should each step start from {value} as the last one left it?"
+Q_FRESH = "or should {value} start fresh in each step?"
+Q_HISTORY = (
+    "should this backward reach back through every earlier step?"
+)
+Q_CUT = "or stop at this step?"
+Q_SHOULD_TRAIN = "should {names} train? (no optimizer holds them)"
+Q_NOT_TRAIN = "or is {value} a constant?"
+Q_TRAINED_THERE = "should the backward at {line} train {names}?"
+Q_OTHER_MODEL = "is {value} a fixed input here (from another model)?"
+Q_TRAIN_THROUGH = "or should this loss also train {names} through it?"
+Q_SHARED = "or should both losses train them, from one forward?"
 # What each verdict asks you to do, by family and where it applies.
 _APPLY = {
-    "detach value": "detach it where it is made or kept",
-    "detach carried": "detach it at each step: an earlier step made it",
-    "detach earlier": "detach it for the backward at {line}: that one "
-    "trained nothing through it",
-    "recompute value": "make it again, from the current parameters",
+    "detach value": "detach {value} where it is made or kept",
+    "detach carried": "detach {value} once per step, before it is "
+    "written: an earlier step made it",
+    "detach earlier": "detach {value} for the backward at {line}: that "
+    "one should not train what made it",
+    "recompute value": "make {value} again, from the current "
+    "parameters",
+    "recompute fresh": "start {value} fresh in each step (in forward() "
+    "or the loop), instead of carrying it",
+    "recompute register": "register {names} with the optimizer, and "
+    "make {value} from them in forward()",
     "recompute loss": "a fresh forward for each backward",
     "one-backward earlier": "one backward for this loss and the one at "
     "{line}",
+    "one-backward read": "one backward of this loss; read .grad after "
+    "it instead of the call at {line}",
+    "one-backward library": "remove the backward at {line}: {package} "
+    "backpropagates this loss itself",
     "create-graph earlier": "create_graph=True in the call at {line}",
+    "create-graph input-grad": "torch.autograd.grad(..., create_graph="
+    "True) instead of reading .grad after the backward at {line}",
     "retain-graph earlier": "retain_graph=True in the call at {line}",
 }
 
@@ -110,6 +148,28 @@ def _made(node):
 
 def _yours(frames):
     return [f for f in frames if not _is_library(f[0])]
+
+
+def _package(path):
+    """The installed package a file belongs to, or None."""
+    for marker in _PACKAGES:
+        if marker in path:
+            rest = path.split(marker, 1)[1].lstrip(os.sep)
+            return rest.split(os.sep)[0].removesuffix(".py")
+    return None
+
+
+def _caller(frames):
+    """Who called a backward: None for your code, else the package
+    whose code made the call (its innermost frame outside torch)."""
+    torch_dir = os.path.dirname(torch.__file__) + os.sep
+    for path, _, _ in reversed(frames):
+        if path.startswith(torch_dir) or path == __file__:
+            continue
+        if os.path.abspath(path) == os.path.abspath(__file__):
+            continue
+        return _package(path) if _is_library(path) else None
+    return None
 
 
 def _chain(node):
@@ -205,12 +265,41 @@ class _Call:
         self.inputs = inputs  # ids of grad()'s inputs
         self.grad_outputs = outs
         self.versions = {}  # id(leaf): (a weakref to it, its _version)
+        self.values = {}  # id(leaf): sum and norm, to see .data writes
+        self.seq = None  # nodes made after the call began number above
+        self.by = _caller(site)  # None: your code; else the package
 
 
 _EVENTS = deque(maxlen=512)  # _Call, and (number, optimizer) steps
 _COUNT = [0]
 _STEPPED = weakref.WeakSet()  # the optimizers seen stepping
+_STEP_VERSIONS = {}  # id(parameter): its _version after its last step
 _WATCHING = []
+_ANOMALY_OFF = []  # who asked for anomaly mode off while it watched
+
+
+def _seq_now():
+    """The sequence number the next graph node will get: nodes made
+    before a call number below it, nodes made after, above."""
+    with torch.enable_grad():
+        probe = torch.empty(0, requires_grad=True).view(0)
+        return probe.grad_fn._sequence_nr()
+
+
+def _fingerprint(leaf):
+    """Its sum and norm, kept as a tensor (no device sync): a write
+    through .data changes them without moving _version."""
+    if type(leaf) not in (torch.Tensor, torch.nn.Parameter):
+        return None  # a subclass (DTensor) may need its peers to reduce
+    data = leaf.detach()
+    if not data.is_floating_point() or data.device.type == "meta":
+        return None
+    return torch.stack(
+        [
+            data.sum(dtype=torch.float64),
+            torch.linalg.vector_norm(data, dtype=torch.float64),
+        ]
+    )
 
 
 def _next_number():
@@ -228,6 +317,7 @@ def _stamp(call, roots, inputs):
         if _is_leaf(node):
             leaf = node.variable
             call.versions[id(leaf)] = (weakref.ref(leaf), leaf._version)
+            call.values[id(leaf)] = _fingerprint(leaf)
         else:
             node.metadata.setdefault(RAN, []).append(call)
     for root in roots:
@@ -309,6 +399,7 @@ def _wrap(real, kind):
             _stack_here(),
             False,
         )
+        seq = _seq_now()
         try:
             return real(*args, **kwargs)
         except RuntimeError as error:
@@ -325,6 +416,7 @@ def _wrap(real, kind):
                 ran = _Call(
                     number, kind, site, keep, create, ids, _copies(outs)
                 )
+                ran.seq = seq
                 edges = inputs and [
                     torch.autograd.graph.get_gradient_edge(t).node
                     for t in inputs
@@ -349,6 +441,26 @@ def _report(error, roots, site, outs):
 def _after_step(optimizer, args, kwargs):
     _STEPPED.add(optimizer)
     _EVENTS.append((_next_number(), type(optimizer).__name__))
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            _STEP_VERSIONS[id(p)] = p._version
+
+
+def _hold_anomaly(real):
+    """torch.set_anomaly_enabled that keeps the line records on: a
+    framework that turns anomaly mode off (Lightning's Trainer does,
+    around fit) would leave every node made after it unnamed."""
+
+    def hold(mode, check_nan=True):
+        if mode:
+            return real(mode, check_nan)
+        frames = [f for f in _stack_here() if "anomaly" not in f[0]]
+        who = _caller(frames) or "your code"
+        if who not in _ANOMALY_OFF:
+            _ANOMALY_OFF.append(who)
+        return real(True, False)
+
+    return hold
 
 
 @contextlib.contextmanager
@@ -374,11 +486,17 @@ def watch():
             stack.callback(hook.remove)
             if creation is not None:
                 stack.enter_context(creation(_on_node_created))
-            elif not anomaly[0]:
+            else:
                 # Anomaly mode keeps each node's stack; its NaN check, a
                 # cost of its own, is not needed.
-                grad.set_detect_anomaly(True, check_nan=False)
-                stack.callback(grad.set_detect_anomaly, *anomaly)
+                if not anomaly[0]:
+                    torch.set_anomaly_enabled(True, False)
+                stack.callback(torch.set_anomaly_enabled, *anomaly)
+                real_set = torch.set_anomaly_enabled
+                torch.set_anomaly_enabled = _hold_anomaly(real_set)
+                stack.callback(
+                    setattr, torch, "set_anomaly_enabled", real_set
+                )
                 # Its warning shows one node's stack; the report, more.
                 stack.enter_context(warnings.catch_warnings())
                 warnings.filterwarnings("ignore", "Error detected in ")
@@ -408,16 +526,14 @@ class Report:
         # first: only the record tells them from those run earlier.
         self.roots, self.site, self.failed = roots, site, failed
         self.outs = _copies(outs)
+        self.caller = _caller(site)
         self.old, self.new, self.crossings = self._split()
         self.leaves_new, self.leaves_old = self._leaves()
         self.freed_by = self._freed_by()
-        self.through, self.only, self.changed, self.replaced = (
-            {},
-            {},
-            [],
-            [],
-        )
-        self.family, self.where = self._decide()
+        self.through, self.only, self.unowned = {}, {}, {}
+        self.changed, self.replaced, self.by_hand = [], [], []
+        self.holders, self.order = [], None
+        self.family, self.where, self.said = self._decide()
 
     # The facts.
 
@@ -490,13 +606,19 @@ class Report:
 
     @staticmethod
     def _changed(call, leaves=None):
-        """The leaves (of `leaves`, or all) changed in place since
-        `call` ran."""
+        """The leaves (of `leaves`, or all) that hold other values now
+        than when `call` ran: changed in place (their version moved) or
+        through .data (their sum or norm moved)."""
         changed = []
         for i, (ref, version) in call.versions.items():
             leaf = ref()
-            moved = leaf is not None and leaf._version != version
-            if moved and (leaves is None or i in leaves):
+            if leaf is None or (leaves is not None and i not in leaves):
+                continue
+            was = call.values.get(i)
+            now = _fingerprint(leaf) if was is not None else None
+            if leaf._version != version or (
+                now is not None and not torch.equal(now, was)
+            ):
                 changed.append(leaf)
         return changed
 
@@ -508,89 +630,325 @@ class Report:
             for j, n in self.crossings
         )
 
+    def _built_after(self, by):
+        """True if this graph was built after `by` began: a node made
+        since takes in the reused value, or a new forward (a node made
+        since that takes in a leaf needing a gradient) reaches it.
+        Nodes made since only above values made before, such as a loss
+        scaled for AMP, do not count."""
+        if by.seq is None:
+            return False
+        return self._new_forward(by) or any(
+            j._sequence_nr() > by.seq for j, _ in self.crossings
+        )
+
+    def _new_forward(self, by):
+        """True if this graph had a forward of its own after `by` began:
+        a node made since then that takes in a leaf needing a gradient.
+        False: it only combines values made before that backward."""
+        if by.seq is None:
+            return False
+        return any(
+            n._sequence_nr() > by.seq
+            and any(
+                _is_leaf(c) and c.variable.requires_grad
+                for c in _children(n)
+            )
+            for n in self.new
+        )
+
+    def _cleared(self, by):
+        """True if the .grad that `by` wrote into the leaves this call
+        reaches again was cleared since (set to None or zeroed)."""
+        again = [
+            ref()
+            for i, (ref, _) in by.versions.items()
+            if i in self.leaves_new or i in self.leaves_old
+        ]
+        again = [t for t in again if t is not None]
+        return bool(again) and all(
+            t.grad is None or not t.grad.any() for t in again
+        )
+
     # The verdict.
 
     def _decide(self):
-        """(family, or [(question, family), ...]) and where it applies.
-        The page at `see:` explains each rule."""
+        """(family, or [(question, family), ...]), where it applies, and
+        the program's names for the text. The page at `see:` explains
+        each rule."""
         by = self.freed_by
         if not self.old or not by:
-            return None, None
+            return None, None, {}
         # The optimizers that train something here; with none, a
         # program that updates by hand: count every leaf as trained.
         both = {**self.leaves_old, **self.leaves_new}
         opts = [o for o in _optimizers() if _owners(both, [o])]
+        every = [o for o in _optimizers()]
         trained = _owned(opts) if opts else set(both)
         new, old = self.leaves_new, self.leaves_old
         self.through = {i: t for i, t in old.items() if i in trained}
         self.only = {
             i: t for i, t in self.through.items() if i not in new
         }
+        if every:
+            owned = _owned(every)
+            self.unowned = {
+                i: t
+                for i, t in old.items()
+                if i not in new and i not in owned
+            }
         self.changed = self._changed(by, self.through)
         self.replaced = _replaced(self.only)
+        # Changed outside any step of the optimizer that owns it: an EMA
+        # copy, a target network, a perturbation.
+        self.by_hand = [
+            t
+            for t in self.changed
+            if id(t) in _STEP_VERSIONS
+            and t._version != _STEP_VERSIONS[id(t)]
+        ]
         stale = bool(self.changed or self.replaced)
         stepped = self._since(by) and not _running_step()
         mine = [r for r in self.roots if r in self.old]
         firsts = [n for _, n in self.crossings]
+        self.holders = [] if mine else _holders(firsts, self.roots)
+        self.order = (
+            "same"
+            if mine
+            else ("after" if self._built_after(by) else "same")
+        )
+        carried = not mine and self._carried()
         loss = mine or [
             n for n in firsts if by in n.metadata.get(ROOT, ())
         ]
+        said = {
+            "value": self.holders[0].split(" in ")[0]
+            if self.holders
+            else "the value",
+            "names": _shorten(_names(self.only or self.unowned), 2),
+            "package": by.by or self.caller,
+        }
+        mixed = (by.by is None) != (self.caller is None)
+        if loss and mixed and not stale:
+            # Your code and a library's both backpropagated this loss.
+            said["line"] = _line_of(by if by.by is None else None, self)
+            return "one-backward", "library", said
         if (
             not mine
             and by.kind == "autograd.grad()"
             and not by.create_graph
         ):
-            if not any(i in trained for i in by.inputs or ()):
+            inputs = by.inputs or ()
+            if self._new_forward(by) and any(
+                i in self.leaves_new for i in inputs
+            ):
+                # A new forward through the input the gradient was
+                # taken for: the gradient moved the input (an attack).
                 return (
-                    "create-graph",
+                    [
+                        (Q_CONSTANT, "retain-graph"),
+                        (Q_PENALTY_OR, "create-graph"),
+                    ],
                     "earlier",
-                )  # a gradient of an input
-            return [
-                (Q_PENALTY, "create-graph"),
-                (Q_BOTH, "one-backward"),
-            ], "earlier"
-        if loss and not mine and not self.only and self._carried():
-            return "detach", "carried"  # a running total of losses
+                    said,
+                )
+            if loss and self._new_forward(by):
+                # The loss the gradient came from, in a new sum.
+                return (
+                    [
+                        (Q_PENALTY, "create-graph"),
+                        (Q_LOG, "one-backward"),
+                    ],
+                    "read",
+                    said,
+                )
+            if not any(i in trained for i in by.inputs or ()):
+                return "create-graph", "earlier", said
+            return (
+                [
+                    (Q_PENALTY, "create-graph"),
+                    (Q_BOTH, "one-backward"),
+                ],
+                "earlier",
+                said,
+            )
+        if loss and carried and not mine:
+            if not self.only:
+                return "detach", "carried", said  # a running total
+            return (
+                [
+                    (Q_HISTORY, "retain-graph"),
+                    (Q_CUT, "detach"),
+                ],
+                "carried",
+                said,
+            )
         if loss:  # a loss that was backpropagated already
             if stale and stepped:
-                return [
-                    (Q_AGAIN, "recompute"),
-                    (Q_ONCE, "one-backward"),
-                ], "loss"
-            if stale:
-                return "recompute", "loss"
-            if not mine:
                 return (
-                    "retain-graph",
-                    "earlier",
-                )  # that loss feeds this one
+                    [
+                        (Q_AGAIN, "recompute"),
+                        (Q_ONCE, "one-backward"),
+                    ],
+                    "loss",
+                    said,
+                )
+            if stale:
+                return "recompute", "loss", said
             if by.grad_outputs and not _same(
                 by.grad_outputs, self.outs
             ):
-                return "retain-graph", "earlier"  # rows of a Jacobian
-            return "one-backward", "earlier"
-        if not self.through:
-            return "detach", "value"  # it reaches nothing you train
-        if self.only and stale:
-            theirs = _owners({i for i in new if i in trained}, opts)
-            if theirs and not _owners(self.only, opts) & theirs:
+                return "retain-graph", "earlier", said  # Jacobian rows
+            inputs = self._input_grads(by, trained)
+            if inputs and not mine:
+                said["names"] = _shorten(_names(inputs), 2)
                 return (
-                    "detach",
+                    [
+                        (Q_INPUT_GRAD, "create-graph"),
+                        (Q_BOTH, "one-backward"),
+                    ],
+                    "input-grad",
+                    said,
+                )
+            if not mine and self._cleared(by):
+                return "retain-graph", "earlier", said  # each, apart
+            return "one-backward", "earlier", said
+        if not self.through:
+            if self.unowned:
+                return (
+                    [
+                        (Q_SHOULD_TRAIN, "recompute"),
+                        (Q_NOT_TRAIN, "detach"),
+                    ],
+                    "register",
+                    said,
+                )
+            return "detach", "value", said  # it reaches nothing trained
+        if carried:
+            return (
+                [
+                    (Q_STATE, "detach"),
+                    (Q_FRESH, "recompute"),
+                ],
+                "carried",
+                said,
+            )
+        if self.order == "same":
+            if stale:
+                return (
+                    [
+                        (Q_AGAIN, "recompute"),
+                        (Q_ONCE, "one-backward"),
+                    ],
                     "value",
-                )  # this loss trains another model
-            return "recompute", "value"
+                    said,
+                )
+            return "one-backward", "earlier", said
+        # A new forward took in a value kept from before that backward.
+        if stale:
+            if self.by_hand:
+                return (
+                    [
+                        (Q_TARGET, "detach"),
+                        (Q_CACHE, "recompute"),
+                    ],
+                    "value",
+                    said,
+                )
+            theirs = _owners({i for i in new if i in trained}, opts)
+            if (
+                self.only
+                and theirs
+                and not (_owners(self.only, opts) & theirs)
+            ):
+                # This loss trains another model than the one behind
+                # the value; detaching would leave that one no gradient
+                # from this loss, which only you can say is right.
+                return (
+                    [
+                        (Q_OTHER_MODEL, "detach"),
+                        (Q_TRAIN_THROUGH, "recompute"),
+                    ],
+                    "value",
+                    said,
+                )
+            if self.only:
+                return "recompute", "value", said
+            return (
+                [
+                    (Q_TARGET, "detach"),
+                    (Q_CACHE, "recompute"),
+                ],
+                "value",
+                said,
+            )
+        if self.only and self._gan_like(by, every):
+            return "detach", "earlier", said
+        if (
+            not opts
+            and self.only
+            and self._changed(by)
+            and not self.changed
+        ):
+            # Updates came since and left the value's leaves alone:
+            # nothing trains them (labels made from fixed weights).
+            return "detach", "value", said
+        trainers = _owners(set(self.only) | set(new), opts)
+        if self.only and len(trainers) <= 1:
+            # One update (or none) for everything here: no loss of the
+            # two is another optimizer's; one pass gives both.
+            return "one-backward", "earlier", said
         if self.only:
-            if self._changed(by):
-                # The earlier call's update came and left this value's
-                # parameters alone: its pass through it was wasted.
-                return "detach", "earlier"
-            return "one-backward", "earlier"
-        # This call reaches everything you train without the value too.
-        if self._carried():
-            return "detach", "carried"
-        if not stale:
-            return "one-backward", "earlier"
-        return [(Q_TARGET, "detach"), (Q_CACHE, "recompute")], "value"
+            return (
+                [
+                    (Q_TRAINED_THERE, "detach"),
+                    (Q_SHARED, "one-backward"),
+                ],
+                "earlier",
+                said,
+            )
+        return (
+            [
+                (Q_TARGET, "detach"),
+                (Q_CACHE, "recompute"),
+            ],
+            "value",
+            said,
+        )
+
+    def _input_grads(self, by, trained):
+        """Leaves the earlier backward() wrote a .grad into that no
+        optimizer trains (inputs): that .grad may be in this loss."""
+        if by.kind != "backward()" or not _optimizers():
+            return {}
+        found = {}
+        for i, (ref, _) in by.versions.items():
+            leaf = ref()
+            if leaf is not None and i not in trained:
+                found[i] = leaf
+        return found
+
+    def _gan_like(self, by, opts):
+        """True if the earlier loss trained, outside the value, only
+        parameters of other optimizers than those behind the value, and
+        this loss trains nothing outside the value that the earlier one
+        did not: the earlier loss belonged to those other optimizers (a
+        GAN's discriminator step), this one to the value's."""
+        if not opts:
+            return False
+        trained = _owned(opts)
+        earlier = {
+            i
+            for i in by.versions
+            if i not in self.leaves_old and i in trained
+        }
+        now = {i for i in self.leaves_new if i in trained}
+        behind = _owners(self.only, opts)
+        return (
+            bool(earlier)
+            and now <= earlier
+            and not (_owners(earlier, opts) & behind)
+        )
 
     # The text.
 
@@ -615,7 +973,10 @@ class Report:
                 "backward went through"
             )
             out += _at("made at", node, now) + _at("used at", user, now)
-            out.append(f"  held in  {_holder(node)}")
+            held = " and ".join(self.holders[:3]) or (
+                "nothing your program reaches: only the graph"
+            )
+            out.append(f"  held in  {held}")
             more = {_chain(n) for _, n in self.crossings} - {
                 _chain(node)
             }
@@ -636,7 +997,12 @@ class Report:
                 if later
                 else "the call before this one"
             )
-            out.append(f"  {by.kind}, {ago}")
+            caller = f", called by {by.by}" if by.by else ""
+            out.append(f"  {by.kind}{caller}, {ago}")
+            if self.caller:
+                out.append(f"  this backward: called by {self.caller}")
+            if self.family and self.order:
+                out.append(f"order:    {_ORDER[self.order]}")
             out.append(f"since:    {self._steps_since(by)}")
         if self.family and self.only:
             names = _shorten(_names(self.only))
@@ -646,6 +1012,15 @@ class Report:
             )
         elif self.family and not self.through:
             out.append("through it: nothing an optimizer trains")
+        if self.family and self.unowned:
+            names = _shorten(_names(self.unowned))
+            out.append(f"  and owned by no optimizer: {names}")
+        if _ANOMALY_OFF:
+            who = ", ".join(_ANOMALY_OFF)
+            out.append(
+                f"note:     {who} turned anomaly mode off; the command "
+                "kept it on to record lines"
+            )
         return out + self.verdict()
 
     def _steps_since(self, by):
@@ -656,12 +1031,14 @@ class Report:
             said.append(
                 f"{_count(len(steps), 'optimizer step')} ({names})"
             )
-        if _running_step():
+        if _running_step() and self.changed:
             said.append(f"inside {_running_step()}.step()")
         said = " and ".join(said) or "no optimizer step"
         if self.changed:
             n = _count(len(self.changed), "parameter")
             said += f"; {n} it depends on changed"
+            if self.by_hand:
+                said += f" ({len(self.by_hand)} outside the optimizer)"
         if self.replaced:
             n = _count(len(self.replaced), "tensor")
             said += f"; {n} it was made from replaced"
@@ -682,10 +1059,9 @@ class Report:
             ]
         if family is None:
             return ["nothing behind it was run by an earlier backward"]
+        said = {"line": _line_of(self.freed_by, self), **self.said}
         if isinstance(family, str):
-            mine = _yours(self.freed_by.site)
-            line = f"line {mine[-1][1]}" if mine else "the earlier call"
-            apply = _APPLY[f"{family} {self.where}"].format(line=line)
+            apply = _APPLY[f"{family} {self.where}"].format(**said)
             return [
                 f"fix: {family}",
                 f"  {apply}",
@@ -693,8 +1069,29 @@ class Report:
             ]
         names = " or ".join(f for _, f in family)
         out = [f"fix: {names} (the facts do not decide)"]
-        out += [f"  {f}: {question}" for question, f in family]
+        out += [
+            f"  {f}: {question.format(**said)}"
+            for question, f in family
+        ]
         return out + [f"see: {SITE}fix/#{f}" for _, f in family]
+
+
+# How the graph being backpropagated relates to the freeing backward.
+_ORDER = {
+    "same": "built before that backward (the same forward)",
+    "after": "built after that backward, from a value kept from "
+    "before it",
+}
+
+
+def _line_of(call, report):
+    """`line N` for a call of yours; else this call's line."""
+    if call is not None:
+        mine = _yours(call.site)
+        if mine:
+            return f"line {mine[-1][1]}"
+    mine = _yours(report.site)
+    return f"line {mine[-1][1]}" if mine else "the earlier call"
 
 
 def _count(n, noun):
@@ -766,14 +1163,17 @@ def _replaced(only):
 
 def _reachable(depth=3, budget=20000):
     """(path, value) for your variables and what they hold, breadth
-    first: attributes, buffers and submodules, list and dict entries.
-    Paths are spelled as your code would (`model.cache`, `log[3]`)."""
-    frame, todo = sys._getframe(1), []
+    first: attributes (of modules and of any object, a library's
+    included), buffers and submodules, list, tuple, deque and dict
+    entries. Paths are spelled as your code would (`model.cache`,
+    `log[3]`); a function's local says which function."""
+    frame, todo, spaces = sys._getframe(1), [], set()
     while frame is not None:
         code = frame.f_code
         if not _is_library(code.co_filename):
             local = code.co_name != "<module>"
             where = f" in {code.co_name}()" if local else ""
+            spaces.add(id(frame.f_globals))
             todo += [
                 (k, where, v, 0) for k, v in frame.f_locals.items()
             ]
@@ -784,7 +1184,10 @@ def _reachable(depth=3, budget=20000):
         frame = frame.f_back
     seen = set()
     for path, where, value, level in todo:
+        # A script's globals, as a runner's local, are walked already.
         if path.startswith("__") or len(seen) > budget:
+            continue
+        if id(value) in spaces:
             continue
         yield f"`{path}`{where}", value
         if (
@@ -848,35 +1251,67 @@ def _owners(ids, optimizers):
 
 
 def _names(leaves):
-    """The leaves' names, as your code spells them (`enc.0.weight`)."""
+    """The leaves' names, as your code spells them (`enc.0.weight`),
+    through the shortest way your variables reach them."""
     found = {}
-    for path, value in _reachable(depth=1):
-        var = path.strip("`")
-        if " in " in path:
-            continue  # a function's local variable
+    for path, value in _reachable(depth=3):
+        var = path.strip("`").split("` in ")[0]
         if isinstance(value, torch.nn.Module):
             for name, p in value.named_parameters():
-                found.setdefault(id(p), f"{var}.{name}")
+                if id(p) in leaves:
+                    found.setdefault(id(p), []).append(f"{var}.{name}")
         elif isinstance(value, torch.Tensor) and id(value) in leaves:
-            found.setdefault(id(value), var)
+            found.setdefault(id(value), []).append(var)
     unnamed = "a tensor of shape {}"
     return sorted(
-        found.get(i, unnamed.format(tuple(t.shape)))
+        min(found[i], key=len)
+        if i in found
+        else unnamed.format(tuple(t.shape))
         for i, t in leaves.items()
     )
 
 
-def _holder(node):
-    """Where your program keeps the tensor that `node` made."""
-    found = [
-        path
-        for path, value in _reachable()
-        if isinstance(value, torch.Tensor) and value.grad_fn is node
-    ]
-    return (
-        " and ".join(found[:2])
-        or "no variable of yours: only the graph"
-    )
+def _holders(nodes, roots):
+    """Every place your program keeps a tensor whose graph reaches one
+    of `nodes` (the reused values): the tensors those nodes made, or
+    when none is kept, those built on them (a state written back).
+    The tensors this call backpropagates are not holders."""
+    targets, new = set(nodes), set(roots)
+    memo = {}
+
+    def reaches(start):
+        todo = [start]
+        while todo:
+            node = todo[-1]
+            if node in memo:
+                todo.pop()
+            elif node in targets:
+                memo[node] = True
+            else:
+                kids = [c for c in _children(node) if not _is_leaf(c)]
+                pending = [c for c in kids if c not in memo]
+                if pending:
+                    todo += pending
+                else:
+                    memo[node] = any(memo[c] for c in kids)
+        return memo[start]
+
+    exact, built_on, held = [], [], set()
+    for path, value in _reachable(depth=4):
+        if not isinstance(value, torch.Tensor) or value.grad_fn is None:
+            continue
+        node = value.grad_fn
+        if node in new or id(value) in held:
+            continue
+        if node in targets:
+            exact.append(path)
+            held.add(id(value))
+        elif reaches(node):
+            built_on.append(path)
+            held.add(id(value))
+    # A state written back (an attribute, an entry) before a local.
+    built_on.sort(key=lambda path: "." not in path and "[" not in path)
+    return exact or built_on
 
 
 # --- entry points -----------------------------------------------------
