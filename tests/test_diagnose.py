@@ -9,6 +9,7 @@ tests/test_diagnose.py --bless` writes that table. A ```console fence that start
 `$ python freed_graph_report.py <script>` must show what that command prints.
 """
 
+import random
 import re
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from snippet_harness.run import run_script
 ROOT = support.ROOT
 COMMAND = ROOT / "snippets" / "diagnose" / "freed_graph_report.py"
 EXPECTED = ROOT / "docs" / "diagnose" / "expected.yml"
+HELD_OUT = ROOT / "docs" / "diagnose" / "held-out.yml"
 MESSAGE = "Trying to backward through the graph a second time"
 MESSAGE_FULL = (
     f"{MESSAGE} (or directly access saved tensors after they have already been freed). Saved "
@@ -124,18 +126,74 @@ def row(script: str) -> str:
     fix = f"[{family}]({want['fix']})" if "fix" in want else "?"
     families, _ = verdict(diagnose(script).stdout)
     says = " or ".join(families) or "no verdict"
-    agrees = want.get("family") in families and len(families) == 1
-    among = want.get("family") in families and len(families) > 1
+    good = {want.get("family"), *want.get("also", ())}
+    agrees = len(families) == 1 and families[0] in good
+    among = len(families) > 1 and bool(good & set(families))
     note = "✓" if agrees else ("among the candidates" if among else want.get("why", "?"))
     note = note.replace("|", "\\|")
     return f"| [{Path(rel).stem} › {title}]({rel}#{anchor}) | {fix} | {says} | {note} |"
 
 
 GALLERY = ROOT / "docs" / "real-programs.md"
+SCORED = ROOT / "docs" / "command-score.md"
 TABLES = {
-    ROOT / "docs" / "diagnose" / "verdicts.md": lambda page: page != GALLERY,
+    ROOT / "docs" / "diagnose" / "verdicts.md": lambda page: page not in (GALLERY, SCORED),
     ROOT / "docs" / "diagnose" / "real-programs-verdicts.md": lambda page: page == GALLERY,
 }
+SCORE_TABLE = ROOT / "docs" / "diagnose" / "command-score-verdicts.md"
+SPLITS = {"held-out": "Held out", "tuning": "Tuning half", "expert": "Written to break it"}
+
+
+def judge(families: list[str], want: dict) -> str:
+    """right, offered, wrong or none: a verdict against the fixes that keep the gradients."""
+    good = {want["family"], *want.get("also", ())}
+    if not families:
+        return "none"
+    if len(families) == 1:
+        return "right" if families[0] in good else "wrong"
+    return "offered" if good & set(families) else "wrong"
+
+
+def score_table() -> str:
+    """The score page's table: each split's counts at the first try and now, then a row per
+    program (first try: what the command said when the program was added)."""
+    scripts = sorted(
+        (s for s, (page, _) in reproducers().items() if page == SCORED), key=reproducers().get
+    )
+    rows, counts = [], {}
+    for script in scripts:
+        want = expected()[script]
+        first = [] if want["first_try"] == "none" else want["first_try"].split(" or ")
+        now = verdict(diagnose(script).stdout)[0]
+        split = want["split"]
+        for when, families in (("first try", first), ("now", now)):
+            tally = counts.setdefault(
+                (split, when), dict.fromkeys(("right", "offered", "wrong", "none"), 0)
+            )
+            tally[judge(families, want)] += 1
+        page, lineno = reproducers()[script]
+        text, anchor = section(page, lineno)
+        good = " or ".join([want["family"], *want.get("also", ())])
+        rows.append(
+            f"| [{text}](command-score.md#{anchor}) | {SPLITS[split]} | {good} | "
+            f"{' or '.join(first) or 'no verdict'} ({judge(first, want)}) | "
+            f"{' or '.join(now) or 'no verdict'} ({judge(now, want)}) |"
+        )
+    head = "| Programs | When | Right | Offered | Wrong | No verdict |\n|---|---|---|---|---|---|\n"
+    for split, name in SPLITS.items():
+        for when in ("first try", "now"):
+            c = counts.get((split, when))
+            if c:
+                head += (
+                    f"| {name} ({sum(c.values())}) | {when} | {c['right']} | {c['offered']} | "
+                    f"{c['wrong']} | {c['none']} |\n"
+                )
+    return (
+        head
+        + "\n| Program | Split | Right fix | First try | Now |\n|---|---|---|---|---|\n"
+        + "\n".join(rows)
+        + "\n"
+    )
 
 
 def table(shows) -> str:
@@ -182,10 +240,37 @@ def test_verdict_is_the_pages_fix(script):
     if want["family"] == "none":
         url = SITE + want["fix"].replace(".md#", "/#")
         assert sees == [url], f"{where}: the report must send the reader to {url}"
-    if want["family"] not in families:
+    if not {want["family"], *want.get("also", ())} & set(families):
         assert want.get("why"), (
             f"{where}: the command says {' or '.join(families) or 'nothing'}, the page's fix "
             f"is {want['family']}: fix one, or say why in {EXPECTED.relative_to(ROOT)}"
+        )
+
+
+def test_held_out_half_is_the_seeded_draw():
+    """The held-out programs are the draw the file's seed gives, batch by batch, and every
+    program on the score page is in one batch, with the split the draw gave it."""
+    draw = yaml.safe_load(HELD_OUT.read_text())
+    split = {}
+    for batch in draw["batches"]:
+        names = sorted(batch["programs"])
+        held = sorted(random.Random(draw["seed"]).sample(names, (len(names) + 1) // 2))
+        assert batch["held_out"] == held, (
+            f"{HELD_OUT.relative_to(ROOT)}: the held-out list of a batch is not its seeded draw"
+        )
+        split.update((name, "held-out" if name in held else "drawn") for name in names)
+    for script, want in expected().items():
+        name = Path(script).name.removesuffix("_raises.py")
+        if want.get("split") == "held-out" or name in split:
+            assert (want.get("split") == "held-out") == (split.get(name) == "held-out"), (
+                f"{EXPECTED.relative_to(ROOT)}: {script} has split {want.get('split')}, "
+                f"the draw says {split.get(name, 'not drawn')}"
+            )
+    on_page = [s for s, (page, _) in reproducers().items() if page == SCORED]
+    for script in on_page:
+        want = expected().get(script, {})
+        assert want.get("split") in SPLITS and "first_try" in want, (
+            f"{EXPECTED.relative_to(ROOT)}: {script} needs its split and first_try"
         )
 
 
@@ -194,9 +279,9 @@ def test_expected_names_only_reproducers():
     assert not stale, f"{EXPECTED.relative_to(ROOT)} lists scripts no page shows raising: {stale}"
 
 
-@pytest.mark.parametrize("path", list(TABLES), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*TABLES, SCORE_TABLE], ids=lambda p: p.name)
 def test_table_is_what_the_runs_print(request, path):
-    actual = table(TABLES[path])
+    actual = score_table() if path == SCORE_TABLE else table(TABLES[path])
     if request.config.getoption("--bless"):
         path.write_text(actual)
     assert path.read_text() == actual, (

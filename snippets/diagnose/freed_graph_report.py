@@ -1,6 +1,7 @@
 """freed_graph_report.py: when "Trying to backward through the graph a
-second time" is raised, name the value that reuses a freed graph, the
-backward that freed it, and the fix that keeps your gradients.
+second time" is raised, name the value that reuses a freed graph, where
+your program keeps it, the backward that freed it, and the fix the
+measured facts point to (or two, and the question that decides).
 
     python freed_graph_report.py your_script.py [its arguments]
 
@@ -77,7 +78,7 @@ Q_HISTORY = (
     "should this backward reach back through every earlier step?"
 )
 Q_CUT = "or stop at this step?"
-Q_SHOULD_TRAIN = "should {names} train? (no optimizer holds them)"
+Q_SHOULD_TRAIN = "should {names} train? (no optimizer has it)"
 Q_NOT_TRAIN = "or is {value} a constant?"
 Q_TRAINED_THERE = "should the backward at {line} train {names}?"
 Q_OTHER_MODEL = "is {value} a fixed input here (from another model)?"
@@ -385,8 +386,20 @@ _ARGS = {  # their parameters, in order, as far as this file reads them
 }  # fmt: skip
 
 
+def _once(value):
+    if isinstance(value, (torch.Tensor, list, tuple, dict, str)):
+        return value
+    if hasattr(value, "__next__"):
+        return tuple(value)
+    return value
+
+
 def _wrap(real, kind):
     def call(*args, **kwargs):
+        # A generator (model.parameters()) can be read once: read it
+        # into a tuple that both this file and the real call use.
+        args = [_once(a) for a in args]
+        kwargs = {k: _once(v) for k, v in kwargs.items()}
         given = dict(zip(_ARGS[kind], args), **kwargs)
         tensors = given.get("tensors", given.get("outputs"))
         outs = given.get("grad_tensors", given.get("grad_outputs"))
