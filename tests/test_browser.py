@@ -150,7 +150,13 @@ SEARCH_FIRST = {
     "CudnnBatchNormBackward0": {"/scenarios/batchnorm/"},
     "skipped batch": {"/scenarios/stale-state/"},
     "EvolveGCN": {"/real-programs/"},
-    "DeepXDE": {"/real-programs/"},
+    "DeepXDE": {"/real-programs/", "/command-score/"},
+    # Libraries' and frameworks' names: the pages with their programs.
+    "pytorch-lightning": {"/command-score/", "/diagnose/"},
+    "training_step": {"/command-score/", "/diagnose/"},
+    "manual_backward": {"/command-score/"},
+    "accelerate": {"/command-score/"},
+    "gpytorch": {"/command-score/", "/scenarios/targets-with-graph/"},
 }
 
 

@@ -6,9 +6,8 @@ from torch import nn
 torch.manual_seed(0)
 
 student = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4))
-teacher = copy.deepcopy(
-    student
-)  # mean teacher: an exponential moving average of the student
+# mean teacher: an exponential moving average of the student
+teacher = copy.deepcopy(student)
 optimizer = torch.optim.Adam(
     list(student.parameters()) + list(teacher.parameters()), lr=1e-3
 )

@@ -318,7 +318,7 @@ class Model:
                 f"step {n_iter}: train loss {loss.item():.3f}, "
                 f"alpha {alpha.item():.3f}, "
                 f"alpha.grad {alpha.grad.item():.3f}, "
-                f"net grad norm {net_grad_norm:.3f}"
+                f"net grad norm {net_grad_norm:.2f}"
             )
 
 

@@ -35,5 +35,6 @@ apart = [p.grad for p in model.parameters()]
 
 for way, counts in alive.items():
     print(f"{way}: nodes alive {counts}")
-same = all(torch.allclose(a, b, atol=1e-6) for a, b in zip(summed, apart))
+pairs = zip(summed, apart, strict=True)
+same = all(torch.allclose(a, b, atol=1e-6) for a, b in pairs)
 print(f"same gradients: {same}")
