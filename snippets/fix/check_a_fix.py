@@ -4,7 +4,8 @@ from torch import nn
 
 # The three checks: copy them into your script.
 def count_nodes(t):
-    """Graph nodes behind t: flat from step to step, or a leak."""
+    """Graph nodes behind t. Equal at the steps whose graphs have one
+    shape (same input length, same route), or a leak."""
     seen, todo = set(), [t.grad_fn]
     while todo:
         node = todo.pop()
@@ -23,10 +24,21 @@ def untrained(model):
     ]
 
 
-def is_fresh(value, recompute):
-    """Equal to recompute() now? Call it before optimizer.step()."""
-    with torch.no_grad():
-        return torch.equal(value, recompute())
+def is_fresh(value, recompute, rng=None, model=None):
+    """Equal to recompute() now? Call it before optimizer.step().
+    rng: torch.get_rng_state() from just before the forward that made
+    value, so dropout draws the same masks again. model: its buffers
+    (BatchNorm's running statistics) are put back after the extra
+    forward. The RNG is left as it was."""
+    buffers = [] if model is None else list(model.buffers())
+    kept = [b.clone() for b in buffers]
+    with torch.no_grad(), torch.random.fork_rng(devices=[]):
+        if rng is not None:
+            torch.set_rng_state(rng)
+        now = recompute()
+        for b, k in zip(buffers, kept):
+            b.copy_(k)
+    return torch.equal(value, now)
 
 
 # A model with a derived tensor (scale) and a carried one (center).
