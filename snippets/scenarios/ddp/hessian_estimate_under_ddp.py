@@ -53,27 +53,39 @@ def fresh_forward(model, opt, x, y):
     return h
 
 
+SETUPS = {
+    "plain DDP": {},
+    "find_unused_parameters=True": {"find_unused_parameters": True},
+    "static_graph=True": {"static_graph": True},
+}
+
+
 def train(rank):
-    for step_with in (
-        autograd_grad_both,
-        all_reduce_the_estimate,
-        fresh_forward,
-    ):
-        torch.manual_seed(0)
-        net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
-        model = DDP(net)
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        torch.manual_seed(1 + rank)  # each rank gets its own batch
-        x, y = torch.randn(16, 4), torch.randint(0, 3, (16,))
-        for step in range(3):
-            h = step_with(model, opt, x, y)
-        gap = gap_between_ranks(model.parameters())
-        h_gap = gap_between_ranks(h)
+    for setup, options in SETUPS.items():
         if rank == 0:
-            print(
-                f"{step_with.__name__}: after 3 steps, replicas differ "
-                f"by {gap:.4g}, their h by {h_gap:.4g}"
+            print(setup)
+        for step_with in (
+            autograd_grad_both,
+            all_reduce_the_estimate,
+            fresh_forward,
+        ):
+            torch.manual_seed(0)
+            net = nn.Sequential(
+                nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3)
             )
+            model = DDP(net, **options)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            torch.manual_seed(1 + rank)  # each rank gets its own batch
+            x, y = torch.randn(16, 4), torch.randint(0, 3, (16,))
+            for step in range(3):
+                h = step_with(model, opt, x, y)
+            gap = gap_between_ranks(model.parameters())
+            h_gap = gap_between_ranks(h)
+            if rank == 0:
+                print(
+                    f"  {step_with.__name__}: after 3 steps, replicas "
+                    f"differ by {gap:.4g}, their h by {h_gap:.4g}"
+                )
 
 
 run_on_two_ranks(train)
