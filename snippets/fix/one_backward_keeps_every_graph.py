@@ -35,5 +35,7 @@ apart = [p.grad for p in model.parameters()]
 
 for way, counts in alive.items():
     print(f"{way}: nodes alive {counts}")
-same = all(torch.allclose(a, b, atol=1e-6) for a, b in zip(summed, apart))
+same = all(
+    torch.allclose(a, b, atol=1e-6) for a, b in zip(summed, apart)
+)
 print(f"same gradients: {same}")
