@@ -141,7 +141,12 @@ TABLES = {
     ROOT / "docs" / "diagnose" / "real-programs-verdicts.md": lambda page: page == GALLERY,
 }
 SCORE_TABLE = ROOT / "docs" / "diagnose" / "command-score-verdicts.md"
-SPLITS = {"held-out": "Held out", "tuning": "Tuning half", "expert": "Written to break it"}
+SPLITS = {
+    "held-out": "Held out",
+    "tuning": "Tuning half",
+    "seen": "Seen while the rules were written",
+    "expert": "Written to break it",
+}
 
 
 def judge(families: list[str], want: dict) -> str:
@@ -271,6 +276,13 @@ def test_held_out_half_is_the_seeded_draw():
         want = expected().get(script, {})
         assert want.get("split") in SPLITS and "first_try" in want, (
             f"{EXPECTED.relative_to(ROOT)}: {script} needs its split and first_try"
+        )
+        name = Path(script).name.removesuffix("_raises.py")
+        drawn = want["split"] in ("held-out", "tuning")
+        assert drawn == (name in split), (
+            f"{script}: a program of split {want['split']} must "
+            + ("be in a batch of " if drawn else "not be in ")
+            + str(HELD_OUT.relative_to(ROOT))
         )
 
 

@@ -93,20 +93,12 @@ _APPLY = {
     "one should not train what made it",
     "recompute value": "make {value} again, from the current "
     "parameters",
-    "recompute fresh": "start {value} fresh in each step (in forward() "
-    "or the loop), instead of carrying it",
-    "recompute register": "register {names} with the optimizer, and "
-    "make {value} from them in forward()",
     "recompute loss": "a fresh forward for each backward",
     "one-backward earlier": "one backward for this loss and the one at "
     "{line}",
-    "one-backward read": "one backward of this loss; read .grad after "
-    "it instead of the call at {line}",
     "one-backward library": "remove the backward at {line}: {package} "
     "backpropagates this loss itself",
     "create-graph earlier": "create_graph=True in the call at {line}",
-    "create-graph input-grad": "torch.autograd.grad(..., create_graph="
-    "True) instead of reading .grad after the backward at {line}",
     "retain-graph earlier": "retain_graph=True in the call at {line}",
 }
 
@@ -274,33 +266,60 @@ class _Call:
 _EVENTS = deque(maxlen=512)  # _Call, and (number, optimizer) steps
 _COUNT = [0]
 _STEPPED = weakref.WeakSet()  # the optimizers seen stepping
-_STEP_VERSIONS = {}  # id(parameter): its _version after its last step
+_STEP_VERSIONS = {}  # id(parameter): _version and values after its step
 _WATCHING = []
-_ANOMALY_OFF = []  # who asked for anomaly mode off while it watched
+_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
 def _seq_now():
-    """The sequence number the next graph node will get: nodes made
-    before a call number below it, nodes made after, above."""
+    """The sequence number the next graph node will get in this thread:
+    nodes made before a call number below it, nodes made after, above.
+    None where no node can be made (under inference_mode)."""
     with torch.enable_grad():
         probe = torch.empty(0, requires_grad=True).view(0)
-        return probe.grad_fn._sequence_nr()
+        return probe.grad_fn._sequence_nr() if probe.grad_fn else None
 
 
 def _fingerprint(leaf):
     """Its sum and norm, kept as a tensor (no device sync): a write
-    through .data changes them without moving _version."""
+    through .data changes them without moving _version. None for what
+    cannot be read that way (sparse, nested, subclasses such as DTensor,
+    whose reductions may need their peers)."""
     if type(leaf) not in (torch.Tensor, torch.nn.Parameter):
-        return None  # a subclass (DTensor) may need its peers to reduce
-    data = leaf.detach()
-    if not data.is_floating_point() or data.device.type == "meta":
         return None
-    return torch.stack(
-        [
-            data.sum(dtype=torch.float64),
-            torch.linalg.vector_norm(data, dtype=torch.float64),
-        ]
+    data = leaf.detach()
+    if (
+        data.layout != torch.strided
+        or data.is_nested
+        or data.dtype not in _FLOATS
+        or data.device.type == "meta"
+    ):
+        return None
+    wide = (
+        torch.float64 if data.device.type in ("cpu", "cuda") else None
     )
+    try:
+        return torch.stack(
+            [
+                data.sum(dtype=wide or torch.float32),
+                torch.linalg.vector_norm(
+                    data, dtype=wide or torch.float32
+                ),
+            ]
+        )
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+
+
+def _differs(leaf, was):
+    """True if the leaf's values moved since its fingerprint `was`."""
+    if was is None:
+        return False
+    now = _fingerprint(leaf)
+    try:
+        return now is not None and not torch.equal(now, was)
+    except RuntimeError:  # moved to another device since
+        return True
 
 
 def _next_number():
@@ -322,8 +341,26 @@ def _stamp(call, roots, inputs):
         else:
             node.metadata.setdefault(RAN, []).append(call)
     for root in roots:
-        root.metadata.setdefault(ROOT, []).append(call)
+        for node in _scaled_from(root):
+            node.metadata.setdefault(ROOT, []).append(call)
     _EVENTS.append(call)
+
+
+# A loss times or over a constant is the same loss: GradScaler and the
+# frameworks (Lightning's loss / normalize, accelerate's loss /
+# gradient_accumulation_steps) backpropagate such a copy of yours.
+_SCALINGS = {"MulBackward0", "DivBackward0", "NegBackward0"}
+
+
+def _scaled_from(root, most=3):
+    """The root, and the losses it is a constant multiple of."""
+    found = [root]
+    while len(found) <= most and _name(found[-1]) in _SCALINGS:
+        kids = [c for c, _ in found[-1].next_functions if c is not None]
+        if len(kids) != 1 or _is_leaf(kids[0]):
+            break
+        found.append(kids[0])
+    return found
 
 
 def _ran_by(roots, inputs, runs_input_node):
@@ -456,7 +493,7 @@ def _after_step(optimizer, args, kwargs):
     _EVENTS.append((_next_number(), type(optimizer).__name__))
     for group in optimizer.param_groups:
         for p in group["params"]:
-            _STEP_VERSIONS[id(p)] = p._version
+            _STEP_VERSIONS[id(p)] = (p._version, _fingerprint(p))
 
 
 def _hold_anomaly(real):
@@ -464,14 +501,8 @@ def _hold_anomaly(real):
     framework that turns anomaly mode off (Lightning's Trainer does,
     around fit) would leave every node made after it unnamed."""
 
-    def hold(mode, check_nan=True):
-        if mode:
-            return real(mode, check_nan)
-        frames = [f for f in _stack_here() if "anomaly" not in f[0]]
-        who = _caller(frames) or "your code"
-        if who not in _ANOMALY_OFF:
-            _ANOMALY_OFF.append(who)
-        return real(True, False)
+    def hold(enabled, check_nan=True):
+        return real(True, check_nan if enabled else False)
 
     return hold
 
@@ -627,10 +658,8 @@ class Report:
             leaf = ref()
             if leaf is None or (leaves is not None and i not in leaves):
                 continue
-            was = call.values.get(i)
-            now = _fingerprint(leaf) if was is not None else None
-            if leaf._version != version or (
-                now is not None and not torch.equal(now, was)
+            if leaf._version != version or _differs(
+                leaf, call.values.get(i)
             ):
                 changed.append(leaf)
         return changed
@@ -718,13 +747,18 @@ class Report:
             t
             for t in self.changed
             if id(t) in _STEP_VERSIONS
-            and t._version != _STEP_VERSIONS[id(t)]
+            and (
+                t._version != _STEP_VERSIONS[id(t)][0]
+                or _differs(t, _STEP_VERSIONS[id(t)][1])
+            )
         ]
         stale = bool(self.changed or self.replaced)
         stepped = self._since(by) and not _running_step()
         mine = [r for r in self.roots if r in self.old]
         firsts = [n for _, n in self.crossings]
-        self.holders = [] if mine else _holders(firsts, self.roots)
+        self.holders = (
+            [] if mine else _holders(firsts, self.roots, by.seq)
+        )
         self.order = (
             "same"
             if mine
@@ -1028,12 +1062,6 @@ class Report:
         if self.family and self.unowned:
             names = _shorten(_names(self.unowned))
             out.append(f"  and owned by no optimizer: {names}")
-        if _ANOMALY_OFF:
-            who = ", ".join(_ANOMALY_OFF)
-            out.append(
-                f"note:     {who} turned anomaly mode off; the command "
-                "kept it on to record lines"
-            )
         return out + self.verdict()
 
     def _steps_since(self, by):
@@ -1277,20 +1305,38 @@ def _names(leaves):
             found.setdefault(id(value), []).append(var)
     unnamed = "a tensor of shape {}"
     return sorted(
-        min(found[i], key=len)
+        # A module's parameter by its path before a loop's variable.
+        min(found[i], key=lambda name: ("." not in name, len(name)))
         if i in found
         else unnamed.format(tuple(t.shape))
         for i, t in leaves.items()
     )
 
 
-def _holders(nodes, roots):
+def _holders(nodes, roots, since):
     """Every place your program keeps a tensor whose graph reaches one
     of `nodes` (the reused values): the tensors those nodes made, or
-    when none is kept, those built on them (a state written back).
+    when none is kept, those built on them: first those made since the
+    freeing backward (numbered above `since`: a state written back),
+    nearest the value first, then older ones (a log of past outputs).
     The tensors this call backpropagates are not holders."""
     targets, new = set(nodes), set(roots)
     memo = {}
+
+    def hops(start, most=5000):
+        """Graph steps from `start` down to a reused value."""
+        level, seen, depth = [start], {start}, 0
+        while level and len(seen) < most:
+            if any(n in targets for n in level):
+                return depth
+            level = [
+                c
+                for n in level
+                for c in _children(n)
+                if not _is_leaf(c) and c not in seen and not seen.add(c)
+            ]
+            depth += 1
+        return most
 
     def reaches(start):
         todo = [start]
@@ -1320,11 +1366,13 @@ def _holders(nodes, roots):
             exact.append(path)
             held.add(id(value))
         elif reaches(node):
-            built_on.append(path)
+            older = since is not None and node._sequence_nr() < since
+            # Ties: a state written back (an attribute, an entry) first.
+            plain = "." not in path and "[" not in path
+            built_on.append(((older, hops(node), plain), path))
             held.add(id(value))
-    # A state written back (an attribute, an entry) before a local.
-    built_on.sort(key=lambda path: "." not in path and "[" not in path)
-    return exact or built_on
+    built_on.sort(key=lambda ranked: ranked[0])
+    return exact or [path for _, path in built_on]
 
 
 # --- entry points -----------------------------------------------------
@@ -1335,8 +1383,12 @@ def report_freed(tensor):
     backward that would fail; return the nodes a backward already ran
     there (an empty list if none)."""
     roots = [t.grad_fn for t in _as_list(tensor) if t.grad_fn]
-    report = Report(roots, _stack_here())
-    print("\n".join(report.lines()))
+    try:
+        report = Report(roots, _stack_here())
+        print("\n".join(report.lines()))
+    except Exception as failure:  # noqa: BLE001
+        print(f"freed_graph_report.py failed: {failure!r}")
+        return []
     return sorted(report.old, key=lambda n: n._sequence_nr())
 
 
