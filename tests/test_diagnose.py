@@ -370,6 +370,33 @@ def test_command_runs_an_unchanged_script(tmp_path):
     assert watched.stderr == plain.stderr
 
 
+# Programs that run fine and must run the same under the command: each broke a version of it.
+RUNS_FINE = {
+    "sparse_leaf": "w = torch.ones(2, 2).to_sparse().requires_grad_()\n"
+    "(w * 3).sum().backward()\nprint(w.grad.to_dense().tolist())",
+    "nested_leaf": "x = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], "
+    "requires_grad=True)\n(x * 2).values().sum().backward()\nprint('ok')",
+    "backward_in_inference_mode": "x = torch.ones(3, requires_grad=True)\nloss = (x * 2).sum()\n"
+    "with torch.inference_mode():\n    loss.backward()\nprint(x.grad.tolist())",
+    "anomaly_off_by_keyword": "torch.set_anomaly_enabled(enabled=False)\n"
+    "x = torch.ones(2, requires_grad=True)\n(x * x).sum().backward()\nprint(x.grad.tolist())",
+    "generator_inputs": "w = torch.nn.Linear(2, 1)\nloss = w(torch.ones(1, 2)).sum()\n"
+    "g = torch.autograd.grad(loss, w.parameters())\nprint(len(g))",
+}
+
+
+@pytest.mark.parametrize("name", RUNS_FINE)
+def test_command_never_breaks_a_program_that_runs(tmp_path, name):
+    script = tmp_path / f"{name}.py"
+    script.write_text("import torch\n" + RUNS_FINE[name] + "\n")
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    watched = subprocess.run(
+        [sys.executable, str(COMMAND), str(script)], capture_output=True, text=True
+    )
+    assert plain.returncode == 0, plain.stderr
+    assert (watched.returncode, watched.stdout) == (0, plain.stdout), watched.stderr
+
+
 def test_command_reports_and_keeps_the_error():
     failing = ROOT / "snippets" / "scenarios" / "gan" / "fake_batch_reused_raises.py"
     run = subprocess.run(
