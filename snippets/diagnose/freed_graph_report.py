@@ -271,13 +271,27 @@ _WATCHING = []
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
+_SET_ANOMALY = torch.set_anomaly_enabled  # the real one, for _seq_now
+
+
 def _seq_now():
     """The sequence number the next graph node will get in this thread:
     nodes made before a call number below it, nodes made after, above.
     None where no node can be made (under inference_mode)."""
-    with torch.enable_grad():
-        probe = torch.empty(0, requires_grad=True).view(0)
-        return probe.grad_fn._sequence_nr() if probe.grad_fn else None
+    # The probe node needs no stack: anomaly mode would format one.
+    on = torch.is_anomaly_enabled()
+    nan = torch.is_anomaly_check_nan_enabled()
+    try:
+        if on:
+            _SET_ANOMALY(False)
+        with torch.enable_grad():
+            probe = torch.empty(0, requires_grad=True).view(0)
+            return (
+                probe.grad_fn._sequence_nr() if probe.grad_fn else None
+            )
+    finally:
+        if on:
+            _SET_ANOMALY(True, nan)
 
 
 def _fingerprint(leaf):
@@ -496,6 +510,29 @@ def _after_step(optimizer, args, kwargs):
             _STEP_VERSIONS[id(p)] = (p._version, _fingerprint(p))
 
 
+def _quick_stack(real):
+    """torch.fx.traceback.format_stack, which anomaly mode calls for
+    every node, without reading each frame's source line: the report
+    needs file, line and function only, and reading lines is most of
+    anomaly mode's cost on a model of small operations."""
+    import torch.fx.traceback as fx_traceback
+
+    def format_stack():
+        if fx_traceback.should_preserve_node_meta:
+            return real()
+        frame, lines = sys._getframe(1), []
+        while frame is not None:
+            code = frame.f_code
+            lines.append(
+                f'  File "{code.co_filename}", line {frame.f_lineno}, '
+                f"in {code.co_name}\n"
+            )
+            frame = frame.f_back
+        return lines[::-1]
+
+    return format_stack
+
+
 def _hold_anomaly(real):
     """torch.set_anomaly_enabled that keeps the line records on: a
     framework that turns anomaly mode off (Lightning's Trainer does,
@@ -538,6 +575,13 @@ def watch():
                 stack.callback(torch.set_anomaly_enabled, *anomaly)
                 real_set = torch.set_anomaly_enabled
                 torch.set_anomaly_enabled = _hold_anomaly(real_set)
+                import torch.fx.traceback as fx_traceback
+
+                real_stack = fx_traceback.format_stack
+                fx_traceback.format_stack = _quick_stack(real_stack)
+                stack.callback(
+                    setattr, fx_traceback, "format_stack", real_stack
+                )
                 stack.callback(
                     setattr, torch, "set_anomaly_enabled", real_set
                 )
