@@ -157,9 +157,8 @@ def _caller(frames):
     whose code made the call (its innermost frame outside torch)."""
     torch_dir = os.path.dirname(torch.__file__) + os.sep
     for path, _, _ in reversed(frames):
-        if path.startswith(torch_dir) or path == __file__:
-            continue
-        if os.path.abspath(path) == os.path.abspath(__file__):
+        here = os.path.abspath(path) == os.path.abspath(__file__)
+        if path.startswith(torch_dir) or here:
             continue
         return _package(path) if _is_library(path) else None
     return None
@@ -769,7 +768,7 @@ class Report:
         # program that updates by hand: count every leaf as trained.
         both = {**self.leaves_old, **self.leaves_new}
         opts = [o for o in _optimizers() if _owners(both, [o])]
-        every = [o for o in _optimizers()]
+        every = _optimizers()
         trained = _owned(opts) if opts else set(both)
         new, old = self.leaves_new, self.leaves_old
         self.through = {i: t for i, t in old.items() if i in trained}
