@@ -4,7 +4,8 @@
 #   apt-get install -y python3.11 python3.11-venv chromium poppler-utils nodejs npm
 # (with Node.js already installed from elsewhere, leave out `nodejs npm`: README.md says why),
 # then two commands: `make serve` (write, with live reload) and `make test` (prove everything).
-# The first run creates .venv from requirements.txt (a changed requirements.txt rebuilds it)
+# The first run creates .venv from requirements.txt, which includes the gallery's libraries
+# (requirements-gallery.txt; a change to either rebuilds it),
 # and node_modules from package-lock.json. `make` alone prints this list of targets.
 PYTHON ?= python3
 # `make test TORCH=2.14.1` runs everything on another torch, in a venv of its own.
@@ -113,10 +114,11 @@ clean: ## remove the venv, node_modules, site/, build/ and caches
 # /etc/xdg/pip does, at 2.14.1): PIP_CONFIG_FILE=/dev/null makes that one install read none of
 # them, so the cap goes, with the local mirrors they name; PIP_* variables (CI's CPU index)
 # still apply, and every pinned package comes from PyPI.
-$(READY): requirements.txt tools/pyproject.toml
+$(READY): requirements.txt requirements-gallery.txt tools/pyproject.toml
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(if $(TORCH),sed 's/^torch==.*/torch==$(TORCH)/',cat) requirements.txt > $(VENV)/requirements.txt
+	cp requirements-gallery.txt $(VENV)/
 	$(if $(TORCH),PIP_CONFIG_FILE=/dev/null) $(BIN)/pip install --quiet -r $(VENV)/requirements.txt
 	touch $@
 

@@ -153,6 +153,7 @@ def broken_links(site: Path, contract: dict) -> list[str]:
 def copy_project(target: Path, extra=()) -> Path:
     """What `mkdocs build` reads (and `extra` paths), copied under `target`, to edit freely."""
     names = ("docs", "snippets", "overrides", "tools", "mkdocs.yml", "requirements.txt")
+    names += ("requirements-gallery.txt",)
     for name in (*names, "tested-torch-versions.txt", *extra):
         source = ROOT / name
         if source.is_dir():

@@ -6,6 +6,7 @@ in seconds. The built site is checked against the same contract in tests/test_si
 import re
 
 import nbformat
+import pytest
 import sitekit
 import support
 import yaml
@@ -45,16 +46,18 @@ def nav_sources() -> dict[str, str]:
     return {sitekit.url_of(src): src for _, src in sitekit.nav_pages(nav)}
 
 
-def test_every_requirement_is_pinned():
+@pytest.mark.parametrize("name", ["requirements.txt", "requirements-gallery.txt"])
+def test_every_requirement_is_pinned(name):
     loose = [
         line
-        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        for line in (ROOT / name).read_text().splitlines()
         if line.strip()
         and not line.startswith("#")
-        and line != "-e ./tools"  # the project's own package, installed editable
+        # the project's own package, installed editable, and the gallery's file
+        and line not in ("-e ./tools", "-r requirements-gallery.txt")
         and not re.fullmatch(r"[\w.\-\[\]]+==[\w.+]+", line)
     ]
-    assert not loose, f"requirements.txt must pin exact versions: {loose}"
+    assert not loose, f"{name} must pin exact versions: {loose}"
 
 
 def test_every_heading_has_a_stable_id():
