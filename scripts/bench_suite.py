@@ -1,5 +1,9 @@
 """`make bench`: how fast the snippet suite and the site build are. Figures, not pass/fail.
 
+It appends one row to scripts/bench-history.tsv: these figures and the phase times of the
+last whole `make test` (build/phase-times.json), so a step from one row to the next shows a
+regression.
+
 The suite pays for one `import torch` and then runs every snippet in-process, so its wall time
 should stay close to that import plus the snippets' own run times: the ratio printed last.
 Only the pages and snippets are timed (what `make check` runs most); the browser and PDF
@@ -105,6 +109,66 @@ def main():
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
     print(f"(the suite and build figures took {time.perf_counter() - start:.0f} s)")
+    record(suite, statistics.median(cold), statistics.median(warm))
+
+
+HISTORY = ROOT / "scripts" / "bench-history.tsv"
+# The phases of `make test` that the history keeps, as tests/conftest.py names them.
+PHASES = (
+    "snippets",
+    "built site",
+    "browser",
+    "PDF and offline copy",
+    "diagnose command",
+    "other CPUs' kernels",
+    "other tests",
+)
+COLUMNS = (
+    "date",
+    "commit",
+    "load",
+    "snippet suite s",
+    "build cold s",
+    "build warm s",
+    "make test commit",
+    "make test pytest s",
+    "passed",
+    *(f"{p} s" for p in PHASES),
+    "site build s",
+)
+
+
+def record(suite: float, cold: float, warm: float):
+    """One row more in the history: this bench's figures, and the phases of the last whole
+    `make test` on this checkout (tests/conftest.py writes them to build/phase-times.json),
+    so that a regression shows as a step from one row to the next."""
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    last = ROOT / "build" / "phase-times.json"
+    test = json.loads(last.read_text()) if last.is_file() else {}
+    phases, background = test.get("phases", {}), test.get("background", {})
+    row = [
+        time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        head,
+        f"{os.getloadavg()[0]:.1f}",
+        f"{suite:.0f}",
+        f"{cold:.0f}",
+        f"{warm:.0f}",
+        test.get("commit", "none"),
+        str(test.get("pytest seconds", "")),
+        str(test.get("passed", "")),
+        *(str(phases.get(p, "")) for p in PHASES),
+        str(background.get("site build", "")),
+    ]
+    if not HISTORY.exists():
+        HISTORY.write_text("\t".join(COLUMNS) + "\n")
+    with HISTORY.open("a") as history:
+        history.write("\t".join(row) + "\n")
+    if test.get("commit", "").removesuffix("+changes") != head:
+        ran = test.get("commit", "no commit")
+        print(f"note: the last whole make test ran on {ran}, not {head}")
+    print(f"history: {HISTORY.relative_to(ROOT)} (one row per make bench)")
 
 
 if __name__ == "__main__":

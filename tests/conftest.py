@@ -12,6 +12,7 @@ selected and a package is missing, the session stops at once with one message na
 (never skipped, never one failure per test).
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -124,6 +125,8 @@ class Builds:
 
 BUILDS = pytest.StashKey[Builds]()
 PHASES = pytest.StashKey[dict]()
+STARTED = pytest.StashKey[float]()
+PHASE_FILE = support.ROOT / "build" / "phase-times.json"
 # Where a test's time goes, by the file it comes from: `make test` prints one line per phase.
 PHASE_OF = {
     "test_browser.py": "browser",
@@ -152,9 +155,14 @@ def pytest_runtest_protocol(item, nextitem):
     item.config.stash[PHASES][_phase(item.nodeid)] += time.monotonic() - start
 
 
+def pytest_sessionstart(session):
+    session.config.stash[STARTED] = time.monotonic()
+
+
 def pytest_terminal_summary(terminalreporter, config):
     """One line per phase: the tests' own time by where they come from, and the builds that
-    ran meanwhile in the background."""
+    ran meanwhile in the background. A whole suite's figures also go to PHASE_FILE, where
+    `make bench` reads them into its history (scripts/bench-history.tsv)."""
     phases = config.stash.get(PHASES, {})
     if not phases:
         return
@@ -164,8 +172,28 @@ def pytest_terminal_summary(terminalreporter, config):
         write(f"  phase {name}: {seconds:.0f} s")
     builds = config.stash.get(BUILDS, None)
     names = {SITE: "site build", OFFLINE: "offline copy build"}
-    for name, seconds in builds.seconds.items() if builds else ():
-        write(f"  background {names.get(name, name)}: {seconds:.0f} s")
+    background = {names.get(n, n): s for n, s in (builds.seconds.items() if builds else ())}
+    for name, seconds in background.items():
+        write(f"  background {name}: {seconds:.0f} s")
+    whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.keyword
+    if whole and not config.option.markexpr:
+        stats = terminalreporter.stats
+        PHASE_FILE.parent.mkdir(exist_ok=True)
+        PHASE_FILE.write_text(
+            json.dumps(
+                {
+                    "commit": support.commit(),
+                    "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+                    "load": round(os.getloadavg()[0], 1),
+                    "pytest seconds": round(time.monotonic() - config.stash[STARTED]),
+                    "passed": len(stats.get("passed", ())),
+                    "failed": len(stats.get("failed", ())) + len(stats.get("error", ())),
+                    "phases": {n: round(s) for n, s in phases.items()},
+                    "background": {n: round(s) for n, s in background.items()},
+                },
+                indent=1,
+            )
+        )
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -78,9 +78,10 @@ def search(browser, site):
     assert not problems, "\n".join(problems)
 
 
-def _first_result(page, query: str) -> str:
+def _results(page, query: str, n: int = 1) -> list[str]:
     """Type the query into the open search box key by key, as a reader does, and return the
-    first result's page; then empty the box, as a reader does before the next query."""
+    pages of the first n results, each with the sections it lists (`/page/#id`); then empty
+    the box, as a reader does before the next query."""
     box = page.locator("input.md-search__input")
     results = page.locator(".md-search-result__item")
     expect(box).to_be_focused()
@@ -90,19 +91,28 @@ def _first_result(page, query: str) -> str:
     try:
         box.press_sequentially(query)
         expect(box).to_have_value(query)
-        first = results.locator("a").first
-        expect(first).to_be_visible()
+        expect(results.locator("a").first).to_be_visible()
         # Results follow each key; wait until the list stops changing.
         seen, same = None, 0
         while same < 3:
-            href = first.get_attribute("href")
-            same, seen = (same + 1, seen) if href == seen else (0, href)
+            hrefs = results.evaluate_all(
+                f"items => items.slice(0, {n}).map(i => [...i.querySelectorAll('a')]"
+                ".map(a => a.href))"
+            )
+            same, seen = (same + 1, seen) if hrefs == seen else (0, hrefs)
             page.wait_for_timeout(100)
-        return urllib.parse.urlsplit(seen).path
+        return [
+            [urllib.parse.urlsplit(h)._replace(scheme="", netloc="").geturl() for h in item]
+            for item in seen
+        ]
     finally:
         box.press("Control+a")
         box.press("Backspace")
         expect(results).to_have_count(0)
+
+
+def _first_result(page, query: str) -> str:
+    return urllib.parse.urlsplit(_results(page, query)[0][0]).path
 
 
 # What a reader types into search, and the pages any of which is right as the first result.
@@ -166,6 +176,20 @@ def test_search_finds_the_right_page_first(search, query):
     assert first in SEARCH_FIRST[query], f"{query!r}: first result {first}"
 
 
+# What users of a library type: its name, and the API their code calls. Each query's target
+# (a page, or a page's section) must be among the first three results: the reader sees them
+# without scrolling.
+SEARCH_TOP_THREE = {
+}
+
+
+@pytest.mark.parametrize("query", SEARCH_TOP_THREE)
+def test_search_finds_the_library_program_in_the_first_three(search, query):
+    target = SEARCH_TOP_THREE[query]
+    found = _results(search, query, 3)
+    assert any(target in item for item in found), f"{query!r}: first three results {found}"
+
+
 def test_a_search_with_no_result_offers_the_ways_in(search):
     box = search.locator("input.md-search__input")
     hint = search.locator(".bt-search-hint")
@@ -173,7 +197,8 @@ def test_a_search_with_no_result_offers_the_ways_in(search):
     box.press_sequentially("qzxqzxq")
     expect(hint).to_be_visible()
     hrefs = hint.locator("a").evaluate_all("links => links.map(a => a.href)")
-    assert [urllib.parse.urlsplit(h).path for h in hrefs] == ["/scenarios/", "/diagnose/"]
+    paths = [urllib.parse.urlsplit(h).path for h in hrefs]
+    assert paths == ["/scenarios/", "/libraries/", "/diagnose/"]
     box.press("Control+a")
     box.press("Backspace")
     expect(hint).to_be_hidden()

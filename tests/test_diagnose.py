@@ -135,9 +135,17 @@ def row(script: str) -> str:
 
 
 GALLERY = ROOT / "docs" / "real-programs.md"
-SCORED = ROOT / "docs" / "command-score.md"
+LIBRARIES = ROOT / "docs" / "libraries"
+
+
+def scored(page: Path) -> bool:
+    """The pages whose programs the command is scored on: the score page, and a page per
+    library, whose programs run the real library."""
+    return page == ROOT / "docs" / "command-score.md" or page.parent == LIBRARIES
+
+
 TABLES = {
-    ROOT / "docs" / "diagnose" / "verdicts.md": lambda page: page not in (GALLERY, SCORED),
+    ROOT / "docs" / "diagnose" / "verdicts.md": lambda page: page != GALLERY and not scored(page),
     ROOT / "docs" / "diagnose" / "real-programs-verdicts.md": lambda page: page == GALLERY,
 }
 SCORE_TABLE = ROOT / "docs" / "diagnose" / "command-score-verdicts.md"
@@ -163,7 +171,7 @@ def score_table() -> str:
     """The score page's table: each split's counts at the first try and now, then a row per
     program (first try: what the command said when the program was added)."""
     scripts = sorted(
-        (s for s, (page, _) in reproducers().items() if page == SCORED), key=reproducers().get
+        (s for s, (page, _) in reproducers().items() if scored(page)), key=reproducers().get
     )
     rows, counts = [], {}
     for script in scripts:
@@ -178,9 +186,10 @@ def score_table() -> str:
             tally[judge(families, want)] += 1
         page, lineno = reproducers()[script]
         text, anchor = section(page, lineno)
+        rel = page.relative_to(ROOT / "docs").as_posix()
         good = " or ".join([want["family"], *want.get("also", ())])
         rows.append(
-            f"| [{text}](command-score.md#{anchor}) | {SPLITS[split]} | {good} | "
+            f"| [{text}]({rel}#{anchor}) | {SPLITS[split]} | {good} | "
             f"{' or '.join(first) or 'no verdict'} ({judge(first, want)}) | "
             f"{' or '.join(now) or 'no verdict'} ({judge(now, want)}) |"
         )
@@ -271,7 +280,7 @@ def test_held_out_half_is_the_seeded_draw():
                 f"{EXPECTED.relative_to(ROOT)}: {script} has split {want.get('split')}, "
                 f"the draw says {split.get(name, 'not drawn')}"
             )
-    on_page = [s for s, (page, _) in reproducers().items() if page == SCORED]
+    on_page = [s for s, (page, _) in reproducers().items() if scored(page)]
     for script in on_page:
         want = expected().get(script, {})
         assert want.get("split") in SPLITS and "first_try" in want, (

@@ -18,16 +18,20 @@ def identifying_lines(snippets: list[Path]) -> dict[Path, str | None]:
     as text taken from a PDF needs."""
     lines = {p: _lines(p) for p in snippets}
     squashed = {p: _squash(" ".join(lines[p])) for p in snippets}
+    # Every file once (a link to the same file, a shared helper shown in two folders, is not
+    # another), in one text: a run is in another snippet when that text holds it more often
+    # than the snippet itself does (no run spans the separator).
+    files = {p.resolve(): squashed[p] for p in snippets}
+    everything = "\0".join(files.values())
     found: dict[Path, str | None] = {}
     for p in snippets:
-        # A link to the same file (a shared helper shown in two folders) is not another.
-        others = [squashed[o] for o in snippets if o.resolve() != p.resolve()]
+        own = squashed[p]
         runs = (
             run
             for size in range(1, len(lines[p]) + 1)
             for start in range(len(lines[p]) - size + 1)
             if len(run := "\n".join(lines[p][start : start + size])) >= SHORTEST
-            and not any(_squash(run) in text for text in others)
+            and everything.count(text := _squash(run)) == own.count(text)
         )
         # The PDF's text keeps a code line whole when it fits the page and has no comment
         # (it may give a comment away from its line): the first such run, else the first.

@@ -1,5 +1,6 @@
-// When the site's search finds nothing, offer the two ways in that work for any code: the
-// scenarios index and the diagnose command. Material writes its result count into
+// When the site's search finds nothing, offer the ways in that work for any code: the
+// scenarios index, the programs by library (most readers hit the error inside one) and the
+// diagnose command. Material writes its result count into
 // .md-search-result__meta; the hint sits next to it and shows only with "no matching".
 (function () {
   var meta = document.querySelector(".md-search-result__meta");
@@ -10,6 +11,7 @@
   hint.className = "bt-search-hint";
   hint.hidden = true;
   [["scenarios/", "Find your case among the scenarios"],
+   ["libraries/", "or by the library you use"],
    ["diagnose/", "or run the diagnose command on your script"]].forEach(function (link, i) {
     var a = document.createElement("a");
     a.href = new URL(link[0], base).href;
