@@ -7,6 +7,7 @@ the contract's own consistency) are in tests/test_sources.py, which `make check`
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -342,10 +343,6 @@ def test_moving_a_page_needs_a_redirect_that_keeps_its_anchors(tmp_path):
     contract_file = project / "docs" / "links.yml"
     contract_file.write_text(yaml.safe_dump(moved, allow_unicode=True, sort_keys=False))
     out = tmp_path / "site"
-
-    build(out, project=project)
-    assert broken_links(out, contract) == ["/scenarios/gan/: no such page, and no redirect from it"]
-    assert broken_links(out, moved) == ["/scenarios/gan/: no such page, and no redirect from it"]
     config.write_text(
         config.read_text().replace(
             "redirect_maps: {}", "redirect_maps: {scenarios/gan.md: scenarios/gan-training.md}"
@@ -355,6 +352,11 @@ def test_moving_a_page_needs_a_redirect_that_keeps_its_anchors(tmp_path):
     # The old URL still works, and every anchor of the page resolves at its new URL.
     assert broken_links(out, moved) == []
     assert "/scenarios/gan-training/#fix-detach-fake" in (out / "forum/index.html").read_text()
+    # Without the redirect (the stub is all the redirect plugin writes: one build instead of
+    # two), the old URL is reported, with the old contract and with the moved one.
+    shutil.rmtree(out / "scenarios" / "gan")
+    assert broken_links(out, contract) == ["/scenarios/gan/: no such page, and no redirect from it"]
+    assert broken_links(out, moved) == ["/scenarios/gan/: no such page, and no redirect from it"]
 
 
 def test_a_new_scenario_fails_the_suite_until_it_is_written(tmp_path):
