@@ -159,10 +159,10 @@ def pytest_sessionstart(session):
     session.config.stash[STARTED] = time.monotonic()
 
 
-def pytest_terminal_summary(terminalreporter, config):
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """One line per phase: the tests' own time by where they come from, and the builds that
-    ran meanwhile in the background. A whole suite's figures also go to PHASE_FILE, where
-    `make bench` reads them into its history (scripts/bench-history.tsv)."""
+    ran meanwhile in the background. A whole suite that passed also writes its figures to
+    PHASE_FILE, where `make bench` reads them into its history (scripts/bench-history.tsv)."""
     phases = config.stash.get(PHASES, {})
     if not phases:
         return
@@ -176,7 +176,7 @@ def pytest_terminal_summary(terminalreporter, config):
     for name, seconds in background.items():
         write(f"  background {name}: {seconds:.0f} s")
     whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.keyword
-    if whole and not config.option.markexpr:
+    if whole and not config.option.markexpr and exitstatus == pytest.ExitCode.OK:
         stats = terminalreporter.stats
         PHASE_FILE.parent.mkdir(exist_ok=True)
         PHASE_FILE.write_text(

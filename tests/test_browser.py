@@ -179,8 +179,7 @@ def test_search_finds_the_right_page_first(search, query):
 # What users of a library type: its name, and the API their code calls. Each query's target
 # (a page, or a page's section) must be among the first three results: the reader sees them
 # without scrolling.
-SEARCH_TOP_THREE = {
-}
+SEARCH_TOP_THREE = {}
 
 
 @pytest.mark.parametrize("query", SEARCH_TOP_THREE)
