@@ -57,6 +57,6 @@ for i in range(3):
     grad = vd.chol_variational_covar.grad.abs().sum().item() > 0
     opt.step()
     print(
-        f"iteration {i}: loss {loss.item():.4f}, q(u) fresh: {fresh}"
+        f"iteration {i}: loss {loss.item():.2f}, q(u) fresh: {fresh}"
         f", covariance factor has grad: {grad}"
     )

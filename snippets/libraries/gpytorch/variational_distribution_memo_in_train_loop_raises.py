@@ -46,4 +46,4 @@ for i in range(2):
     loss = -q_u.rsample(torch.Size([10])).sum()
     loss.backward()
     opt.step()
-    print(f"iteration {i}: loss {loss.item():.4f}")
+    print(f"iteration {i}: loss {loss.item():.2f}")

@@ -52,4 +52,4 @@ for i in range(3):
     loss = -q_u.rsample(torch.Size([10])).sum()
     loss.backward(retain_graph=True)
     opt.step()
-    print(f"iteration {i}: loss {loss.item():.4f}, q(u) fresh: {fresh}")
+    print(f"iteration {i}: loss {loss.item():.2f}, q(u) fresh: {fresh}")

@@ -28,7 +28,7 @@ class PVGPRegressionModel(gpytorch.models.PyroGP):
         variational_strategy = gpytorch.variational.VariationalStrategy(
             self, train_x, variational_distribution
         )
-        # Standard initializtation
+        # Standard initialization
         super().__init__(
             variational_strategy,
             likelihood,
