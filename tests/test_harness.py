@@ -544,6 +544,26 @@ def test_no_script_changes_the_next_ones_result(project):
     assert torch.get_default_device() == torch.device("cpu")
 
 
+def test_a_librarys_global_state_does_not_reach_the_next_script(project):
+    """Pyro keeps parameters in a process-wide store, which pyro.module() reads back: a script
+    that runs after another must find it empty, as `python script.py` does."""
+    project.snippet(
+        "a/registers.py",
+        'import pyro, torch\npyro.param("scale", torch.ones(1))\nprint("registered")\n',
+    )
+    project.snippet("a/reads.py", "import pyro\nprint(list(pyro.get_param_store().keys()))\n")
+    project.page(
+        include("a/registers.py")
+        + "\n"
+        + fence('text title="Output"', "registered")
+        + "\n"
+        + include("a/reads.py")
+        + "\n"
+        + fence('text title="Output"', "[]")
+    )
+    project.run().assert_outcomes(passed=2)
+
+
 def test_state_that_cannot_be_undone_cleanly_fails_the_script_that_left_it(project):
     project.snippet("a/enters.py", 'import torch\ntorch.device("meta").__enter__()\nprint("in")\n')
     project.snippet("a/after.py", "import torch\nprint(torch.ones(1).device)\n")

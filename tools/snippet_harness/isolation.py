@@ -101,6 +101,10 @@ class GlobalState:
         if "torch._dynamo" in sys.modules:
             # Compiled code and recompile counters would otherwise carry over.
             sys.modules["torch"].compiler.reset()
+        if "pyro" in sys.modules:
+            # Pyro's global parameter store: the next script's pyro.module() and pyro.param()
+            # would return this one's tensors, where a fresh interpreter starts empty.
+            sys.modules["pyro"].clear_param_store()
         return leaked
 
 

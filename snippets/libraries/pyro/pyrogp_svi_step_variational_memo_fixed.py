@@ -11,6 +11,8 @@ import torch
 
 torch.manual_seed(0)
 pyro.set_rng_seed(0)
+# A fresh store: pyro.module() reuses any parameter already in it.
+pyro.clear_param_store()
 train_x = torch.linspace(0.0, 1.0, 21)
 train_y = torch.pow(train_x, 2).mul_(3.7)
 train_y = train_y.div_(train_y.max())
