@@ -1,0 +1,46 @@
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+torch.manual_seed(0)
+trunk = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 16))
+head_a, head_b = nn.Linear(16, 1), nn.Linear(16, 1)
+params = [*trunk.parameters(), *head_a.parameters()]
+params += head_b.parameters()
+opt = torch.optim.SGD(params, lr=0.1)
+x, y_a, y_b = torch.randn(32, 8), torch.randn(32, 1), torch.randn(32, 1)
+
+history = []  # each step's task losses, for the loss ratios
+T = 2.0  # dynamic weight averaging's temperature
+
+for step in range(4):
+    features = trunk(x)
+    losses = torch.stack(
+        [
+            F.mse_loss(head_a(features), y_a),
+            F.mse_loss(head_b(features), y_b),
+        ]
+    )
+    # --8<-- [start:fix]
+    if len(history) >= 2:  # w_i = 2 softmax(L_i(t-1) / L_i(t-2) / T)
+        weights = 2 * torch.softmax(history[-1] / history[-2] / T, 0)
+    else:
+        weights = torch.ones(2)
+    history.append(losses.detach())  # the values, not the graph
+    # --8<-- [end:fix]
+    # Each task's gradient for the trunk, to check what .grad holds.
+    g_a, g_b = (
+        torch.autograd.grad(loss, trunk[2].weight, retain_graph=True)[0]
+        for loss in losses
+    )
+    opt.zero_grad()
+    (weights * losses).sum().backward()
+    weighted = torch.allclose(
+        trunk[2].weight.grad, weights[0] * g_a + weights[1] * g_b
+    )
+    opt.step()
+    print(
+        f"step {step}: w = {weights[0]:.4f}, {weights[1]:.4f} "
+        f"(constants: {not weights.requires_grad}), "
+        f"trunk .grad right: {weighted}"
+    )

@@ -1,0 +1,47 @@
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+torch.manual_seed(0)
+
+
+class UncertaintyWeighting(nn.Module):
+    """Kendall et al.: sum exp(-s_i) L_i + s_i, s_i = log sigma_i^2."""
+
+    def __init__(self, tasks):
+        super().__init__()
+        self.log_vars = nn.Parameter(torch.zeros(tasks))
+
+    def forward(self, losses):
+        # Made from the parameter in every call: trains log_vars.
+        precision = torch.exp(-self.log_vars)
+        return (precision * losses + self.log_vars).sum()
+
+
+trunk = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 16))
+head_a, head_b = nn.Linear(16, 1), nn.Linear(16, 1)
+balance = UncertaintyWeighting(2)
+modules = nn.ModuleList([trunk, head_a, head_b, balance])
+opt = torch.optim.Adam(modules.parameters(), lr=0.05)
+x, y_a, y_b = torch.randn(32, 8), torch.randn(32, 1), torch.randn(32, 1)
+
+for step in range(4):
+    features = trunk(x)
+    losses = torch.stack(
+        [
+            F.mse_loss(head_a(features), y_a),
+            F.mse_loss(head_b(features), y_b),
+        ]
+    )
+    s = balance.log_vars
+    used = torch.exp(-s).detach()  # the weights this step's loss uses
+    opt.zero_grad()
+    balance(losses).backward()
+    opt.step()
+    g = s.grad
+    print(
+        f"step {step}: weights {used[0]:.4f}, {used[1]:.4f}; "
+        f"log_vars.grad {g[0]:.4f}, {g[1]:.4f}"
+    )
+s = balance.log_vars
+print(f"log_vars after 4 steps: {s[0]:.4f}, {s[1]:.4f}")
