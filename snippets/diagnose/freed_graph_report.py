@@ -1286,6 +1286,10 @@ def _reachable(depth=3, budget=20000):
         ]
 
 
+# nn.Module's own bookkeeping (hooks, flags, the three dicts above).
+_MODULE_OWN = set(vars(torch.nn.Module()))
+
+
 def _parts(value):
     """(accessor, item) for what a container or an object holds."""
     try:
@@ -1299,10 +1303,18 @@ def _parts(value):
             ]
         if isinstance(value, torch.nn.Module):
             parts = {**value._buffers, **value._modules}
-            public = vars(value).items()
-            parts.update(
-                (k, v) for k, v in public if not k.startswith("_")
-            )
+            kind = type(value)
+            for k, v in vars(value).items():
+                if k in _MODULE_OWN:
+                    continue
+                # A library's state behind a property (gpytorch's
+                # train_targets is _train_targets): the public name.
+                public = k.lstrip("_")
+                if k != public and isinstance(
+                    getattr(kind, public, None), property
+                ):
+                    k = public
+                parts[k] = v
             return [(f".{k}", v) for k, v in parts.items()]
         if isinstance(value, (type, type(os))) or callable(value):
             return []
