@@ -545,13 +545,24 @@ def test_no_script_changes_the_next_ones_result(project):
 
 
 def test_a_librarys_global_state_does_not_reach_the_next_script(project):
-    """Pyro keeps parameters in a process-wide store, which pyro.module() reads back: a script
-    that runs after another must find it empty, as `python script.py` does."""
+    """Pyro keeps parameters in a process-wide store, which pyro.module() reads back, and
+    accelerate keeps its settings in singletons: a script that runs after another must find
+    both as `python script.py` does."""
     project.snippet(
         "a/registers.py",
-        'import pyro, torch\npyro.param("scale", torch.ones(1))\nprint("registered")\n',
+        "import pyro, torch\n"
+        'pyro.param("scale", torch.ones(1))\n'
+        "from accelerate import Accelerator\n"
+        "Accelerator(cpu=True, gradient_accumulation_steps=4)\n"
+        'print("registered")\n',
     )
-    project.snippet("a/reads.py", "import pyro\nprint(list(pyro.get_param_store().keys()))\n")
+    project.snippet(
+        "a/reads.py",
+        "import pyro\n"
+        "print(list(pyro.get_param_store().keys()))\n"
+        "from accelerate.state import AcceleratorState, GradientState\n"
+        "print(bool(AcceleratorState._shared_state), bool(GradientState._shared_state))\n",
+    )
     project.page(
         include("a/registers.py")
         + "\n"
@@ -559,7 +570,7 @@ def test_a_librarys_global_state_does_not_reach_the_next_script(project):
         + "\n"
         + include("a/reads.py")
         + "\n"
-        + fence('text title="Output"', "[]")
+        + fence('text title="Output"', "[]\nFalse False")
     )
     project.run().assert_outcomes(passed=2)
 

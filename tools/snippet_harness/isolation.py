@@ -105,6 +105,13 @@ class GlobalState:
             # Pyro's global parameter store: the next script's pyro.module() and pyro.param()
             # would return this one's tensors, where a fresh interpreter starts empty.
             sys.modules["pyro"].clear_param_store()
+        if "accelerate.state" in sys.modules:
+            # accelerate's singletons (the Accelerator's settings, the gradient accumulation
+            # state) would give the next script this one's: reset as accelerate's own tests
+            # do between tests (accelerate/test_utils/testing.py, AccelerateTestCase.tearDown).
+            state = sys.modules["accelerate.state"]
+            state.AcceleratorState._reset_state(True)
+            state.GradientState._reset_state()
         return leaked
 
 
