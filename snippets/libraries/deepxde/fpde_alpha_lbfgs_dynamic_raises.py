@@ -1,0 +1,72 @@
+"""A learnable fractional order trained by L-BFGS, on DeepXDE's FPDE.
+
+Source: https://github.com/lululxvi/deepxde/issues/1400
+Tested with deepxde 1.15.0 (PyTorch backend), unmodified.
+The user wanted the network and the fractional order alpha of a 1D
+fractional Poisson equation trained together by L-BFGS, with dynamic
+auxiliary points, to recover alpha (1.8) from observations.
+"""
+
+import os
+import warnings
+
+os.environ["DDE_BACKEND"] = "pytorch"
+warnings.filterwarnings("ignore", message="Sparse invariant")
+
+import deepxde as dde  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from scipy.special import gamma  # noqa: E402
+
+dde.config.set_random_seed(0)
+alpha0 = 1.8
+alpha = dde.Variable(1.5)
+
+
+def fpde(x, y, int_mat):
+    """(D_{0+}^alpha + D_{1-}^alpha) u(x)"""
+    if isinstance(int_mat, (list, tuple)) and len(int_mat) == 3:
+        indices, values, shape = int_mat
+        int_mat = torch.sparse_coo_tensor(
+            list(zip(*indices)), values, shape
+        )
+        lhs = torch.sparse.mm(int_mat, y)
+    else:
+        lhs = torch.matmul(int_mat, y)
+    lhs /= 2 * torch.cos(alpha * np.pi / 2)
+    rhs = gamma(alpha0 + 2) * x
+    return lhs - rhs[: lhs.numel()]
+
+
+def func(x):
+    return x * (np.abs(1 - x**2)) ** (alpha0 / 2)
+
+
+geom = dde.geometry.Interval(-1, 1)
+observe_x = np.linspace(-1, 1, num=8)[:, None]
+observe_y = dde.icbc.PointSetBC(observe_x, func(observe_x))
+# Dynamic auxiliary points
+data = dde.data.FPDE(
+    geom,
+    fpde,
+    alpha,
+    observe_y,
+    [20],
+    meshtype="dynamic",
+    num_domain=6,
+    anchors=observe_x,
+    solution=func,
+    num_test=10,
+)
+net = dde.nn.FNN([1] + [10] * 2 + [1], "tanh", "Glorot normal")
+net.apply_output_transform(lambda x, y: (1 - x**2) * y)
+model = dde.Model(data, net)
+dde.optimizers.set_LBFGS_options(maxiter=15)
+model.compile(
+    "L-BFGS",
+    loss_weights=[1, 100],
+    external_trainable_variables=[alpha],
+    verbose=0,
+)
+variable = dde.callbacks.VariableValue(alpha, period=5, precision=4)
+model.train(callbacks=[variable], verbose=0)

@@ -1,0 +1,78 @@
+"""Wrong fix: the constant moved out of sin(); the error goes away.
+
+Source: https://github.com/lululxvi/deepxde/pull/2077
+Tested with deepxde 1.15.0 (PyTorch backend), unmodified.
+The user wanted to recover the constant C of the initial condition
+u(x, 0) = sin(C x) from observations, training C with the network.
+"""
+
+import os
+
+os.environ["DDE_BACKEND"] = "pytorch"
+
+import deepxde as dde  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+dde.config.set_random_seed(0)
+C = dde.Variable(1.0)  # the unknown; the data were made with pi
+
+
+def pde(x, y):
+    dy_t = dde.grad.jacobian(y, x, i=0, j=1)
+    dy_xx = dde.grad.hessian(y, x, i=0, j=0)
+    s = torch.sin(np.pi * x[:, 0:1])
+    return dy_t - dy_xx + torch.exp(-x[:, 1:]) * (s - np.pi**2 * s)
+
+
+def func(x):
+    return np.sin(np.pi * x[:, 0:1]) * np.exp(-x[:, 1:])
+
+
+def ic_func(x):  # the thread's second form: C added, true value 0
+    x = torch.as_tensor(x)
+    return torch.sin(np.pi * x[:, 0:1]) * torch.exp(-x[:, 1:2]) + C
+
+
+geom = dde.geometry.Interval(-1, 1)
+timedomain = dde.geometry.TimeDomain(0, 1)
+geomtime = dde.geometry.GeometryXTime(geom, timedomain)
+bc = dde.icbc.DirichletBC(geomtime, func, lambda _, on_b: on_b)
+ic = dde.icbc.IC(geomtime, ic_func, lambda _, on_initial: on_initial)
+observe_x = np.vstack((np.linspace(-1, 1, num=10), np.full(10, 1))).T
+observe_y = dde.icbc.PointSetBC(observe_x, func(observe_x))
+data = dde.data.TimePDE(
+    geomtime,
+    pde,
+    [bc, ic, observe_y],
+    num_domain=40,
+    num_boundary=20,
+    num_initial=10,
+    anchors=observe_x,
+    solution=func,
+    num_test=50,
+)
+net = dde.nn.FNN([2] + [32] * 3 + [1], "tanh", "Glorot uniform")
+model = dde.Model(data, net)
+model.compile(
+    "adam", lr=0.001, external_trainable_variables=C, verbose=0
+)
+n0 = data.num_bcs[0]
+x_ic = torch.as_tensor(data.train_x[n0 : n0 + data.num_bcs[1]])
+for step in range(3):
+    model.train(iterations=1, verbose=0)
+    with torch.no_grad():  # the IC term from the current net and C
+        s = torch.sin(np.pi * x_ic[:, 0:1])
+        target = s * torch.exp(-x_ic[:, 1:2]) + C
+        fresh = ((net(x_ic) - target) ** 2).mean().item()
+    used = float(model.train_state.loss_train[2])
+    print(
+        f"step {step}: C {C.item():.4f}, C.grad non-zero "
+        f"{bool(C.grad != 0)}, IC term fresh: "
+        f"{bool(np.isclose(used, fresh, rtol=1e-4))}"
+    )
+grads = [
+    p.grad is not None and bool(p.grad.abs().sum() > 0)
+    for p in net.parameters()
+]
+print(f"network: {sum(grads)} of {len(grads)} tensors have a gradient")
