@@ -163,7 +163,7 @@ SEARCH_FIRST = {
     "CudnnBatchNormBackward0": {"/scenarios/batchnorm/"},
     "skipped batch": {"/scenarios/stale-state/"},
     "EvolveGCN": {"/real-programs/"},
-    "DeepXDE": {"/real-programs/", "/command-score/"},
+    "DeepXDE": {"/libraries/deepxde/"},
     # Libraries' and frameworks' names: the pages with their programs.
     "pytorch-lightning": {"/libraries/pytorch-lightning/"},
     "training_step": {"/libraries/pytorch-lightning/", "/command-score/", "/diagnose/"},
@@ -201,6 +201,18 @@ SEARCH_TOP_THREE = {
     "Trace_ELBO": "/libraries/pyro/#case-pyrogp-svi-step-variational-memo",
     "torch_geometric": "/libraries/torch-geometric/",
     "GNNExplainer": "/libraries/torch-geometric/#case-gnnexplainer-target-with-graph",
+    "deepxde": "/libraries/deepxde/",
+    "OperatorBC": "/libraries/deepxde/#case-ic-variable-inside-sin",
+    "NeumannBC": "/libraries/deepxde/#case-neumann-bc-variable",
+    "dde.data.FPDE": "/libraries/deepxde/#case-fpde-alpha-lbfgs-dynamic",
+    "diffusers": "/libraries/diffusers/",
+    "PNDMScheduler": "/libraries/diffusers/#case-null-text-inversion-pndm",
+    "pytorch-metric-learning": "/libraries/pytorch-metric-learning/",
+    "DynamicSoftMarginLoss": "/libraries/pytorch-metric-learning/"
+    "#case-dynamic-soft-margin-histogram",
+    "snntorch": "/libraries/snntorch/",
+    "utils.reset": "/libraries/snntorch/#case-reset-on-wrapper-class-misses-nested-leaky",
+    "reset_mem": "/libraries/snntorch/#case-reset-misses-loss-module-copy",
     "transformers": "/libraries/#no-program",
     "timm": "/libraries/#no-program",
 }
