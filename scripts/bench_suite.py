@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import sitekit
+
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 # Three snippet suites would be a better median, but make bench must stay under 10 minutes on
@@ -142,9 +144,7 @@ def record(suite: float, cold: float, warm: float):
     """One row more in the history: this bench's figures, and the phases of the last whole
     `make test` on this checkout (tests/conftest.py writes them to build/phase-times.json),
     so that a regression shows as a step from one row to the next."""
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    head = sitekit.commit(ROOT)
     last = ROOT / "build" / "phase-times.json"
     test = json.loads(last.read_text()) if last.is_file() else {}
     phases, background = test.get("phases", {}), test.get("background", {})
@@ -165,7 +165,7 @@ def record(suite: float, cold: float, warm: float):
         HISTORY.write_text("\t".join(COLUMNS) + "\n")
     with HISTORY.open("a") as history:
         history.write("\t".join(row) + "\n")
-    if test.get("commit", "").removesuffix("+changes") != head:
+    if test.get("commit", "") != head:
         ran = test.get("commit", "no commit")
         print(f"note: the last whole make test ran on {ran}, not {head}")
     print(f"history: {HISTORY.relative_to(ROOT)} (one row per make bench)")

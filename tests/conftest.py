@@ -182,7 +182,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         PHASE_FILE.write_text(
             json.dumps(
                 {
-                    "commit": support.commit(),
+                    "commit": sitekit.commit(),
                     "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                     "load": round(os.getloadavg()[0], 1),
                     "pytest seconds": round(time.monotonic() - config.stash[STARTED]),

@@ -7,7 +7,6 @@ hooks and the scripts use too; conftest.py turns them into fixtures (one build p
 import re
 import shutil
 import socket
-import subprocess
 import time
 import urllib.parse
 import urllib.request
@@ -162,14 +161,6 @@ def copy_project(target: Path, extra=()) -> Path:
         elif source.is_file():
             shutil.copy2(source, target / name)
     return target
-
-
-def commit() -> str:
-    """The checkout's commit, with "+changes" when the tree differs from it."""
-    git = ["git", "-C", str(ROOT)]
-    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True)
-    return (head.stdout.strip() or "unknown") + ("+changes" if dirty.stdout.strip() else "")
 
 
 def free_port() -> int:

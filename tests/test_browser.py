@@ -183,14 +183,12 @@ def test_search_finds_the_right_page_first(search, query):
 # at least one per program). Each query's target (a page, or a page's section) must be among
 # the first three results: the reader sees them without scrolling.
 SEARCH_TOP_THREE = {
-    "pytorch-lightning": "/libraries/pytorch-lightning/",
+    # pytorch-lightning, accelerate, gpytorch and DeepXDE: SEARCH_FIRST (their page first).
     "lightning": "/libraries/pytorch-lightning/",
     "create_graph training_step": "/libraries/pytorch-lightning/"
     "#case-gradient-penalty-backward-in-training-step",
-    "accelerate": "/libraries/accelerate/",
     "Dataset1D": "/libraries/accelerate/#case-conv1d-data-before-training",
     "torchmetrics": "/libraries/torchmetrics/",
-    "gpytorch": "/libraries/gpytorch/",
     "VariationalStrategy": "/libraries/gpytorch/#case-variational-eval-cholesky-cache",
     "variational_distribution": "/libraries/gpytorch/"
     "#case-variational-distribution-memo-in-train-loop",
@@ -201,7 +199,6 @@ SEARCH_TOP_THREE = {
     "Trace_ELBO": "/libraries/pyro/#case-pyrogp-svi-step-variational-memo",
     "torch_geometric": "/libraries/torch-geometric/",
     "GNNExplainer": "/libraries/torch-geometric/#case-gnnexplainer-target-with-graph",
-    "deepxde": "/libraries/deepxde/",
     "OperatorBC": "/libraries/deepxde/#case-ic-variable-inside-sin",
     "NeumannBC": "/libraries/deepxde/#case-neumann-bc-variable",
     "dde.data.FPDE": "/libraries/deepxde/#case-fpde-alpha-lbfgs-dynamic",

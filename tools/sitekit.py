@@ -86,6 +86,14 @@ def source_of(url: str, nav: list) -> str:
     return "index.md" if not path else f"{path}.md"
 
 
+def commit(project: Path = ROOT) -> str:
+    """The checkout's short commit, with "+changes" when the tree differs from it."""
+    git = ["git", "-C", str(project)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True)
+    return (head.stdout.strip() or "unknown") + ("+changes" if dirty.stdout.strip() else "")
+
+
 def site_slug(site_name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", site_name.lower()).strip("-")
 
