@@ -18,6 +18,8 @@ READY := $(VENV)/.ready
 NODE_READY := node_modules/.ready
 LIGHTHOUSE_READY := scripts/lighthouse/node_modules/.ready
 PY_SOURCES := snippets tests scripts tools overrides/hooks
+# pytest-xdist workers for `make test` and `make check`: the machines this runs on have 2 cores.
+WORKERS ?= 2
 
 export NO_MKDOCS_2_WARNING := 1
 # Absolute, so the project copies the tests build reuse the executed notebook instead of
@@ -44,7 +46,8 @@ check: $(READY) ## inner loop, no DDP processes (<30 s); PAGE=docs/x.md: only th
 ifdef PAGE
 	$(BIN)/python scripts/check_pages.py $(PAGE)
 else
-	$(BIN)/python -m pytest docs snippets tests/test_harness.py tests/test_sources.py --no-processes
+	$(BIN)/python -m pytest -n $(WORKERS) docs snippets tests/test_harness.py tests/test_sources.py \
+		--no-processes
 endif
 
 check-changed: $(READY) ## make check PAGE=... for the pages and snippets changed since the commit
@@ -55,7 +58,7 @@ check-changed: $(READY) ## make check PAGE=... for the pages and snippets change
 # site there with its PDF and offline zip (what CI publishes). Only a fully passing run lists
 # this torch in tested-torch-versions.txt.
 test: $(READY) lint ## lint, then everything: pages, snippets, site, browser, PDF; records torch
-	$(BIN)/python -m pytest --durations=15 $(if $(KEEP_SITE),--keep-site $(KEEP_SITE))
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup --durations=15 $(if $(KEEP_SITE),--keep-site $(KEEP_SITE))
 	$(BIN)/python scripts/record_tested_version.py
 
 bless: $(READY) ## fill or refresh the Output/Raises fences, the diagnose command's outputs and tables

@@ -7,6 +7,11 @@ shows that a selected test needs them, so they run while the snippets and the ha
 do; the site's tests run last, once the builds are in. `--keep-site DIR` builds into DIR and
 leaves it there, PDF and offline zip included: the site CI publishes.
 
+`make test` runs the tests on two xdist workers (-n 2). The first worker to finish collecting
+makes the builds and the tour, into a folder the controller gives every worker; a test on the
+other worker waits for the file each one writes when it is done. The phase times are summed
+over the workers.
+
 A test module that needs Debian packages says so in REQUIRES; when any of its tests is
 selected and a package is missing, the session stops at once with one message naming them
 (never skipped, never one failure per test).
@@ -45,40 +50,52 @@ def pytest_addoption(parser):
 
 
 class Builds:
-    """The session's builds, made one after the other in a background thread; `stop()` ends
-    one still running (a session stopped early, by -x or a failed collection)."""
+    """The session's builds, made one after the other in a background thread of the worker that
+    claimed them (`builder`), each announced by a file in `shared` that any worker can wait for;
+    `stop()` ends one still running (a session stopped early, by -x or a failed collection)."""
 
-    def __init__(self, targets: dict[str, tuple[Path, bool]], tour: Path | None):
+    def __init__(self, targets, tour: Path | None, shared: Path, builder: bool):
         self.targets = targets  # name: (directory, offline)
-        self.done = {name: threading.Event() for name in targets}
-        self.failed: dict[str, str] = {}
-        self.process: subprocess.Popen | None = None
+        self.shared = shared
         self.tour_result = tour  # where the tour writes its result, if it is wanted
+        self.process: subprocess.Popen | None = None
         self.tour_process: subprocess.Popen | None = None
-        self.tour_started = threading.Event()
         self.stopped = False
         self.seconds: dict[str, float] = {}  # each build's wall time, and the tour's
         # A snapshot: a snippet that sets a variable while a build starts must not reach it.
         self.env = dict(os.environ)
-        self.thread = threading.Thread(target=self._run, name="site builds", daemon=True)
-        self.thread.start()
+        self.thread = self.tour_thread = None
+        if builder:
+            self.thread = threading.Thread(target=self._run, name="site builds", daemon=True)
+            self.thread.start()
+
+    def _announce(self, name: str, **result):
+        done = self.shared / f"{name}.done"
+        done.with_suffix(".part").write_text(json.dumps(result))
+        done.with_suffix(".part").rename(done)  # atomic: a reader never sees half of it
 
     def _run(self):
         for name, (directory, offline) in self.targets.items():
+            failed = None
             try:
                 shutil.rmtree(directory, ignore_errors=True)
                 start = time.monotonic()
                 self._build(directory, offline)
                 self.seconds[name] = time.monotonic() - start
                 if name == SITE and self.tour_result and not self.stopped:
-                    self._start_tour(directory)
+                    self.tour_thread = threading.Thread(
+                        target=self._tour, args=(directory,), name="tour", daemon=True
+                    )
+                    self.tour_thread.start()
             except Exception as error:  # reported by every test that needs this build
-                self.failed[name] = str(error)
-            finally:
-                self.done[name].set()
-                self.tour_started.set()
+                failed = str(error)
+                if name == SITE and self.tour_result:
+                    self._announce(TOUR, failed="the site build failed: no tour")
+            self._announce(name, failed=failed)
 
-    def _start_tour(self, site: Path):
+    def _tour(self, site: Path):
+        """Every page in the browser, in a process of its own (tests/page_tour.py)."""
+        start = time.monotonic()
         script = Path(__file__).with_name("page_tour.py")
         self.tour_process = subprocess.Popen(
             [sys.executable, str(script), str(site), str(self.tour_result)],
@@ -87,16 +104,10 @@ class Builds:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )
-
-    def tour(self) -> "page_tour.Tour":
-        self.get(SITE)
-        self.tour_started.wait()
-        start = time.monotonic()
         output = self.tour_process.communicate()[0].decode(errors="replace")
-        self.seconds["tour (waited for)"] = time.monotonic() - start
-        if self.tour_process.returncode:
-            pytest.fail(f"the tour of every page failed:\n{output}", pytrace=False)
-        return page_tour.load(self.tour_result)
+        self.seconds[TOUR] = time.monotonic() - start
+        failed = self.tour_process.returncode and f"the tour of every page failed:\n{output}"
+        self._announce(TOUR, failed=failed or None)
 
     def _build(self, directory: Path, offline: bool):
         cmd, env = sitekit.build_command(directory, offline, env=self.env)
@@ -109,23 +120,43 @@ class Builds:
         if self.process.returncode:
             raise RuntimeError(f"mkdocs build failed:\n{output}")
 
+    def _wait(self, name: str):
+        done = self.shared / f"{name}.done"
+        while not done.is_file():
+            if self.stopped:
+                pytest.fail(f"the session ended before {name} was made", pytrace=False)
+            time.sleep(0.2)
+        failed = json.loads(done.read_text())["failed"]
+        if failed:
+            pytest.fail(failed, pytrace=False)
+
     def get(self, name: str) -> Path:
-        self.done[name].wait()
-        if name in self.failed:
-            pytest.fail(self.failed[name], pytrace=False)
+        self._wait(name)
         return self.targets[name][0]
 
-    def stop(self):
-        self.stopped = True
-        for process in (self.process, self.tour_process):
-            if process and process.poll() is None:
-                process.kill()
-        self.thread.join(timeout=30)
+    def tour(self) -> "page_tour.Tour":
+        self._wait(TOUR)
+        return page_tour.load(self.tour_result)
+
+    def stop(self, kill: bool):
+        """End the builds: at once when the session was cut short, else after they finish (a
+        test on another worker may still be waiting for one)."""
+        if kill:
+            self.stopped = True
+            for process in (self.process, self.tour_process):
+                if process and process.poll() is None:
+                    process.kill()
+        if self.thread:
+            self.thread.join(timeout=30 if kill else None)
+        if self.tour_thread:  # started by the builds' thread: read once that has ended
+            self.tour_thread.join(timeout=30 if kill else None)
 
 
 BUILDS = pytest.StashKey[Builds]()
 PHASES = pytest.StashKey[dict]()
+BACKGROUND = pytest.StashKey[dict]()
 STARTED = pytest.StashKey[float]()
+SHARED = "backward_twice_shared"  # the key of the builds' folder in an xdist worker's input
 PHASE_FILE = support.ROOT / "build" / "phase-times.json"
 # Where a test's time goes, by the file it comes from: `make test` prints one line per phase.
 PHASE_OF = {
@@ -146,6 +177,27 @@ def _phase(nodeid: str) -> str:
 
 def pytest_configure(config):
     config.stash[PHASES] = defaultdict(float)
+    config.stash[BACKGROUND] = {}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """xdist's controller: one folder for the builds, shared by every worker."""
+    config = node.config
+    if SHARED not in config.stash:
+        shared = Path(tempfile.mkdtemp(prefix="backward-twice-site-"))
+        config.add_cleanup(lambda: shutil.rmtree(shared, ignore_errors=True))
+        config.stash[SHARED] = shared
+    node.workerinput[SHARED] = str(config.stash[SHARED])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """xdist's controller: a worker's phase times and builds, for the summary."""
+    output = getattr(node, "workeroutput", {})
+    for name, seconds in output.get("phases", {}).items():
+        node.config.stash[PHASES][name] += seconds
+    node.config.stash[BACKGROUND].update(output.get("background", {}))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -159,20 +211,36 @@ def pytest_sessionstart(session):
     session.config.stash[STARTED] = time.monotonic()
 
 
+def pytest_sessionfinish(session, exitstatus):
+    config = session.config
+    builds = config.stash.get(BUILDS, None)
+    if builds:
+        cut_short = bool(session.shouldstop or session.shouldfail) or exitstatus in (
+            pytest.ExitCode.INTERRUPTED,
+            pytest.ExitCode.INTERNAL_ERROR,
+        )
+        builds.stop(kill=cut_short)
+        names = {SITE: "site build", OFFLINE: "offline copy build", TOUR: "tour"}
+        config.stash[BACKGROUND].update({names[n]: s for n, s in builds.seconds.items()})
+    if hasattr(config, "workeroutput"):
+        config.workeroutput["phases"] = dict(config.stash[PHASES])
+        config.workeroutput["background"] = config.stash[BACKGROUND]
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """One line per phase: the tests' own time by where they come from, and the builds that
-    ran meanwhile in the background. A whole suite that passed also writes its figures to
-    PHASE_FILE, where `make bench` reads them into its history (scripts/bench-history.tsv)."""
+    """One line per phase: the tests' own time by where they come from (summed over the
+    workers), and the builds that ran meanwhile in the background. A whole suite that passed
+    also writes its figures to PHASE_FILE, where `make bench` reads them into its history
+    (scripts/bench-history.tsv)."""
     phases = config.stash.get(PHASES, {})
     if not phases:
         return
     write = terminalreporter.write_line
-    write("phase times (tests run one after the other; builds run beside them):")
+    workers = getattr(config.option, "numprocesses", None) or 1
+    write(f"phase times (tests on {workers} worker(s), summed; builds run beside them):")
     for name, seconds in sorted(phases.items(), key=lambda kv: -kv[1]):
         write(f"  phase {name}: {seconds:.0f} s")
-    builds = config.stash.get(BUILDS, None)
-    names = {SITE: "site build", OFFLINE: "offline copy build"}
-    background = {names.get(n, n): s for n, s in (builds.seconds.items() if builds else ())}
+    background = config.stash[BACKGROUND]
     for name, seconds in background.items():
         write(f"  background {name}: {seconds:.0f} s")
     whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.keyword
@@ -185,6 +253,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
                     "commit": sitekit.commit(),
                     "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                     "load": round(os.getloadavg()[0], 1),
+                    "workers": workers,
                     "pytest seconds": round(time.monotonic() - config.stash[STARTED]),
                     "passed": len(stats.get("passed", ())),
                     "failed": len(stats.get("failed", ())) + len(stats.get("error", ())),
@@ -197,9 +266,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Tests of the built site last, in their modules' order: the builds run meanwhile."""
+    """Tests of the built site last, in their modules' order: the builds run meanwhile. The
+    tests that drive Chromium all run on one worker (--dist loadgroup): with the tour's
+    browser beside them, a second one would only share the same two cores."""
     needs = {SITE, OFFLINE, TOUR}
     items.sort(key=lambda item: bool(needs & set(getattr(item, "fixturenames", ()))))
+    for item in items:
+        if "chromium" in getattr(getattr(item, "module", None), "REQUIRES", ()):
+            item.add_marker(pytest.mark.xdist_group("chromium"))
 
 
 def pytest_collection_finish(session):
@@ -219,15 +293,23 @@ def pytest_collection_finish(session):
     wanted = {f for item in session.items for f in getattr(item, "fixturenames", ())}
     if not {SITE, OFFLINE, TOUR} & wanted or session.config.option.collectonly:
         return
-    tmp = Path(tempfile.mkdtemp(prefix="backward-twice-site-"))
-    session.config.add_cleanup(lambda: shutil.rmtree(tmp, ignore_errors=True))
+    shared = getattr(session.config, "workerinput", {}).get(SHARED)
+    if shared:
+        tmp = Path(shared)
+        try:  # the first worker here makes the builds
+            (tmp / "builder").mkdir()
+            builder = True
+        except FileExistsError:
+            builder = False
+    else:
+        tmp, builder = Path(tempfile.mkdtemp(prefix="backward-twice-site-")), True
+        session.config.add_cleanup(lambda: shutil.rmtree(tmp, ignore_errors=True))
     keep = session.config.getoption("--keep-site", None)
     targets = {SITE: ((keep.resolve() if keep else tmp / "site"), False)}
     if OFFLINE in wanted:
         targets[OFFLINE] = (tmp / "offline", True)
     tour = tmp / "tour.json" if TOUR in wanted else None
-    builds = session.config.stash[BUILDS] = Builds(targets, tour)
-    session.config.add_cleanup(builds.stop)
+    session.config.stash[BUILDS] = Builds(targets, tour, tmp, builder)
 
 
 @pytest.fixture(scope="session")

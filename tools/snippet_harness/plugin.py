@@ -45,6 +45,10 @@ def pytest_configure(config):
     # Installed in the venv, the plugin loads in every pytest run there; it acts on MkDocs
     # projects only.
     if (Path(config.rootpath) / "mkdocs.yml").is_file():
+        workers = getattr(config.option, "numprocesses", None)
+        if config.getoption("--bless") and (workers or hasattr(config, "workerinput")):
+            # Each worker would rewrite the pages it ran, over the other's edits.
+            raise pytest.UsageError("--bless rewrites pages: run it without -n")
         config.stash[SITE] = Site(Path(config.rootpath).resolve())
         config.stash[RUNS] = []
         config.stash[BLESSED] = bless.Edits()
