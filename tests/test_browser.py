@@ -210,6 +210,11 @@ SEARCH_TOP_THREE = {
     "snntorch": "/libraries/snntorch/",
     "utils.reset": "/libraries/snntorch/#case-reset-on-wrapper-class-misses-nested-leaky",
     "reset_mem": "/libraries/snntorch/#case-reset-misses-loss-module-copy",
+    "kornia": "/libraries/kornia/",
+    "ColorJitter": "/libraries/kornia/#case-color-jitter-built-from-parameter",
+    "titans-pytorch": "/libraries/titans-pytorch/",
+    "NeuralMemState": "/libraries/titans-pytorch/#case-neural-mem-state-across-segments",
+    "mem_state_detach": "/libraries/titans-pytorch/#case-neural-mem-state-across-segments",
     "transformers": "/libraries/#no-program",
     "timm": "/libraries/#no-program",
 }
