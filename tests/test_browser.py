@@ -210,7 +210,9 @@ SEARCH_TOP_THREE = {
     "snntorch": "/libraries/snntorch/",
     "utils.reset": "/libraries/snntorch/#case-reset-on-wrapper-class-misses-nested-leaky",
     "reset_mem": "/libraries/snntorch/#case-reset-misses-loss-module-copy",
-    "transformers": "/libraries/#no-program",
+    "transformers": "/libraries/transformers/",
+    "mask_token_id": "/libraries/transformers/#case-soft-masked-bert-mask-embedding-in-init",
+    "past_key_values": "/libraries/transformers/",
     "timm": "/libraries/#no-program",
 }
 
