@@ -213,6 +213,8 @@ SEARCH_TOP_THREE = {
     "transformers": "/libraries/transformers/",
     "mask_token_id": "/libraries/transformers/#case-soft-masked-bert-mask-embedding-in-init",
     "past_key_values": "/libraries/transformers/",
+    "pytorch-frame": "/libraries/pytorch-frame/",
+    "TextEmbedderConfig": "/libraries/pytorch-frame/#case-text-embedder-output-with-graph",
     "timm": "/libraries/#no-program",
 }
 
