@@ -215,7 +215,11 @@ SEARCH_TOP_THREE = {
     "titans-pytorch": "/libraries/titans-pytorch/",
     "NeuralMemState": "/libraries/titans-pytorch/#case-neural-mem-state-across-segments",
     "mem_state_detach": "/libraries/titans-pytorch/#case-neural-mem-state-across-segments",
-    "transformers": "/libraries/#no-program",
+    "transformers": "/libraries/transformers/",
+    "mask_token_id": "/libraries/transformers/#case-soft-masked-bert-mask-embedding-in-init",
+    "past_key_values": "/libraries/transformers/",
+    "pytorch-frame": "/libraries/pytorch-frame/",
+    "TextEmbedderConfig": "/libraries/pytorch-frame/#case-text-embedder-output-with-graph",
     "timm": "/libraries/#no-program",
 }
 
