@@ -46,6 +46,46 @@ SEARCH_READY = """
 """
 
 
+# A CSS colour (a custom property such as var(--bt-fix)) as getComputedStyle writes colours,
+# for the checks below to compare with; the first statement of their scripts.
+COLOR_OF = """const colorOf = (value) => {
+  const probe = document.createElement("span");
+  probe.style.color = value;
+  document.body.append(probe);
+  const color = getComputedStyle(probe).color;
+  probe.remove();
+  return color;
+};
+"""
+
+
+# On the page as drawn: which wrong-fix sections, Raises and Output fences do not look like
+# what they are (overrides/hooks/fix_styles.py marks them, docs/stylesheets/extra.css draws).
+MISLEADING = (
+    "() => {\n"
+    + COLOR_OF
+    + """  const danger = colorOf("var(--bt-danger)");
+  const style = (e) => getComputedStyle(e);
+  const headings = [...document.querySelectorAll(".md-content :is(h2, h3, h4)[id]")]
+    .filter((h) => /^wrong-fix(-|$)/.test(h.id));
+  const wrong = headings.filter((h) => {
+    const box = h.parentElement;
+    const warning = box.querySelector(":scope > .bt-wrong-fix__warning");
+    return !(box.matches("section.bt-wrong-fix") && style(box).borderLeftStyle === "dashed"
+      && style(box).borderLeftColor === danger && warning && warning.checkVisibility()
+      && style(warning).color === danger);
+  }).map((h) => "#" + h.id);
+  const fences = (word) => [...document.querySelectorAll(".md-content .highlight > .filename")]
+    .filter((t) => t.textContent.trim().startsWith(word)).map((t) => t.parentElement);
+  const raises = fences("Raises").filter((f) => style(f).borderLeftColor !== danger)
+    .map((f) => "Raises: " + f.textContent.trim().slice(0, 60));
+  const outputs = fences("Output").filter((f) => style(f).borderLeftColor === danger)
+    .map((f) => "Output: " + f.textContent.trim().slice(0, 60));
+  return [headings.length, fences("Raises").length, [...wrong, ...raises, ...outputs]];
+}"""
+)
+
+
 @dataclass
 class Site:
     url: str
@@ -147,7 +187,8 @@ def sideways(page, url) -> list[str]:
 
 @dataclass
 class Tour:
-    """Every nav page: axe in both colour schemes on a desktop, and the width on a phone."""
+    """Every nav page: axe in both colour schemes on a desktop, how wrong fixes, Raises and
+    Output fences look in both, and the width on a phone."""
 
     errors: list[str]  # console errors, uncaught exceptions, failed requests
     requests: list[str]
@@ -156,6 +197,9 @@ class Tour:
     overflow: list[str]
     colour_rules: list[str]
     full_runs: dict[str, int]  # pages that had all of axe's rules, per scheme
+    misleading: list[str]  # a wrong fix, a Raises or an Output that does not look like one
+    wrong_fix_sections: int
+    raises_fences: int
 
 
 def run_tour(browser, site: Site) -> Tour:
@@ -169,6 +213,13 @@ def run_tour(browser, site: Site) -> Tour:
     axe_source = Axe().axe_script
     violations, overflow, colour_rules = {"light": [], "dark": []}, [], None
     full_runs = {"light": 0, "dark": 0}
+    misleading, counts = [], [0, 0]
+
+    def look(page, url):
+        sections, raises, wrong = page.evaluate(MISLEADING)
+        misleading.extend(f"{url} ({scheme_of(page)}): {w}" for w in wrong)
+        return sections, raises
+
     for batch in (site.pages[i : i + len(tabs)] for i in range(0, len(site.pages), len(tabs))):
         pairs = list(zip(batch, tabs, strict=False))
         for url, (page, watch) in pairs:
@@ -181,6 +232,7 @@ def run_tour(browser, site: Site) -> Tour:
             found = violations_of(page, url)
             violations[scheme_of(page)] += found
             full_runs[scheme_of(page)] += 1
+            counts = [a + b for a, b in zip(counts, look(page, url), strict=True)]
             if colour_rules is None:
                 # Those of the full run's rules that read colours: never one it did not run.
                 ran = page.evaluate(AXE_RAN)
@@ -192,6 +244,7 @@ def run_tour(browser, site: Site) -> Tour:
         for url, (page, _) in pairs:
             found = violations_of(page, url)
             violations[scheme_of(page)] += found
+            look(page, url)
             overflow += sideways(page, url)
             # Leave only once the search index is in, so no request is cut off by leaving.
             page.wait_for_function(SEARCH_READY)
@@ -206,6 +259,9 @@ def run_tour(browser, site: Site) -> Tour:
         overflow=overflow,
         colour_rules=colour_rules,
         full_runs=full_runs,
+        misleading=misleading,
+        wrong_fix_sections=counts[0],
+        raises_fences=counts[1],
     )
 
 

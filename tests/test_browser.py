@@ -12,6 +12,7 @@ import pytest
 import sitekit
 import support
 from page_tour import (
+    COLOR_OF,
     DESKTOP,
     PHONE,
     SCHEMES,
@@ -442,64 +443,14 @@ def test_the_costs_plot_shows_the_one_drawn_for_the_colour_scheme(browser, site)
     assert not watch.failed, "\n".join(watch.failed)
 
 
-# A CSS colour (a custom property such as var(--bt-fix)) as getComputedStyle writes colours,
-# for the checks below to compare with; the first statement of their scripts.
-COLOR_OF = """const colorOf = (value) => {
-  const probe = document.createElement("span");
-  probe.style.color = value;
-  document.body.append(probe);
-  const color = getComputedStyle(probe).color;
-  probe.remove();
-  return color;
-};
-"""
-
-
-# On the page as drawn: which wrong-fix sections, Raises and Output fences do not look like
-# what they are (overrides/hooks/fix_styles.py marks them, docs/stylesheets/extra.css draws).
-MISLEADING = (
-    "() => {\n"
-    + COLOR_OF
-    + """  const danger = colorOf("var(--bt-danger)");
-  const style = (e) => getComputedStyle(e);
-  const headings = [...document.querySelectorAll(".md-content :is(h2, h3, h4)[id]")]
-    .filter((h) => /^wrong-fix(-|$)/.test(h.id));
-  const wrong = headings.filter((h) => {
-    const box = h.parentElement;
-    const warning = box.querySelector(":scope > .bt-wrong-fix__warning");
-    return !(box.matches("section.bt-wrong-fix") && style(box).borderLeftStyle === "dashed"
-      && style(box).borderLeftColor === danger && warning && warning.checkVisibility()
-      && style(warning).color === danger);
-  }).map((h) => "#" + h.id);
-  const fences = (word) => [...document.querySelectorAll(".md-content .highlight > .filename")]
-    .filter((t) => t.textContent.trim().startsWith(word)).map((t) => t.parentElement);
-  const raises = fences("Raises").filter((f) => style(f).borderLeftColor !== danger)
-    .map((f) => "Raises: " + f.textContent.trim().slice(0, 60));
-  const outputs = fences("Output").filter((f) => style(f).borderLeftColor === danger)
-    .map((f) => "Output: " + f.textContent.trim().slice(0, 60));
-  return [headings.length, fences("Raises").length, [...wrong, ...raises, ...outputs]];
-}"""
-)
-
-
-def test_a_wrong_fix_and_a_raises_never_look_like_a_fix_or_an_output(browser, site):
-    """Every page, in both colour schemes: every wrong-fix section is in the dashed, danger-
-    coloured box with its warning in words; every Raises fence has the danger border, no
-    Output fence has it."""
-    page, watch = new_page(browser, site, viewport=DESKTOP)
-    problems, sections, raises = [], 0, 0
-    for url in site.pages:
-        goto(page, watch, site, url)
-        for scheme in ("default", "slate"):
-            page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
-            found_sections, found_raises, wrong = page.evaluate(MISLEADING)
-            problems += [f"{url} ({scheme}): {w}" for w in wrong]
-        sections += found_sections
-        raises += found_raises
-    page.context.close()
-    # Fewer would mean the selectors above no longer find what the pages hold.
-    assert sections >= 30 and raises >= 30, (sections, raises)
-    assert not problems, "\n".join(problems)
+def test_a_wrong_fix_and_a_raises_never_look_like_a_fix_or_an_output(tour):
+    """Every page, in both colour schemes (the tour checks each page in the scheme it opens in
+    and again after the toggle): every wrong-fix section is in the dashed, danger-coloured box
+    with its warning in words; every Raises fence has the danger border, no Output fence has
+    it."""
+    # Fewer would mean the selectors no longer find what the pages hold.
+    assert tour.wrong_fix_sections >= 30 and tour.raises_fences >= 30, tour
+    assert not tour.misleading, "\n".join(tour.misleading)
 
 
 # On the page as drawn: the fix colour, how many fix sections and Fix excerpts there are, and
