@@ -244,8 +244,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for name, seconds in background.items():
         write(f"  background {name}: {seconds:.0f} s")
     whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.keyword
-    if whole and not config.option.markexpr and exitstatus == pytest.ExitCode.OK:
-        stats = terminalreporter.stats
+    stats = terminalreporter.stats
+    # xdist's controller can report OK for a run that -x stopped: the failures say otherwise.
+    passed = exitstatus == pytest.ExitCode.OK and not stats.get("failed") and not stats.get("error")
+    if whole and not config.option.markexpr and passed:
         PHASE_FILE.parent.mkdir(exist_ok=True)
         PHASE_FILE.write_text(
             json.dumps(
