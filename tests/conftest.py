@@ -233,7 +233,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     also writes its figures to PHASE_FILE, where `make bench` reads them into its history
     (scripts/bench-history.tsv)."""
     phases = config.stash.get(PHASES, {})
-    if not phases:
+    if not phases or hasattr(config, "workerinput"):  # a worker's summary goes nowhere
         return
     write = terminalreporter.write_line
     workers = getattr(config.option, "numprocesses", None) or 1
@@ -244,10 +244,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for name, seconds in background.items():
         write(f"  background {name}: {seconds:.0f} s")
     whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.keyword
-    stats = terminalreporter.stats
-    # xdist's controller can report OK for a run that -x stopped: the failures say otherwise.
-    passed = exitstatus == pytest.ExitCode.OK and not stats.get("failed") and not stats.get("error")
-    if whole and not config.option.markexpr and passed:
+    if whole and not config.option.markexpr and exitstatus == pytest.ExitCode.OK:
+        stats = terminalreporter.stats
         PHASE_FILE.parent.mkdir(exist_ok=True)
         PHASE_FILE.write_text(
             json.dumps(
