@@ -45,6 +45,7 @@ _LIBRARY = (os.path.dirname(torch.__file__) + os.sep,) + tuple(
     for k in ("stdlib", "platstdlib", "purelib", "platlib")
 )
 _PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages")
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _FRAME = re.compile(r'File "(.+)", line (\d+), in (.+)')
 # The report when the error comes from reading a saved tensor.
 OUTSIDE = [
@@ -104,12 +105,24 @@ _APPLY = {
 
 
 def _is_library(path):
-    return (
-        path.startswith(_LIBRARY)
-        or any(p in path for p in _PACKAGES)
-        or path.startswith("<frozen")
-        or os.path.abspath(path) == os.path.abspath(__file__)
-    )
+    known = _LIBRARY_FILES.get(path)
+    if known is None:
+        known = (
+            path.startswith(_LIBRARY)
+            or any(p in path for p in _PACKAGES)
+            or path.startswith("<frozen")
+            or _is_here(path)
+        )
+        if os.path.isabs(path) and os.path.isabs(__file__):
+            _LIBRARY_FILES[path] = known  # the cwd cannot change it
+    return known
+
+
+_LIBRARY_FILES = {}  # file: _is_library's answer, asked at every call
+
+
+def _is_here(path):
+    return os.path.abspath(path) == os.path.abspath(__file__)
 
 
 # --- where nodes were made --------------------------------------------
@@ -135,6 +148,8 @@ def _made(node):
     if MADE in node.metadata:
         return node.metadata[MADE]
     stack = node.metadata.get("traceback_") or ()  # anomaly mode's
+    if isinstance(stack, _Stack):
+        return stack.frames()
     found = (_FRAME.search(entry) for entry in stack)
     return [(m[1], int(m[2]), m[3]) for m in found if m]
 
@@ -155,10 +170,10 @@ def _package(path):
 def _caller(frames):
     """Who called a backward: None for your code, else the package
     whose code made the call (its innermost frame outside torch)."""
-    torch_dir = os.path.dirname(torch.__file__) + os.sep
     for path, _, _ in reversed(frames):
-        here = os.path.abspath(path) == os.path.abspath(__file__)
-        if path.startswith(torch_dir) or here:
+        if path.startswith(_TORCH_DIR):
+            continue
+        if _is_library(path) and _is_here(path):
             continue
         return _package(path) if _is_library(path) else None
     return None
@@ -271,12 +286,19 @@ _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
 _SET_ANOMALY = torch.set_anomaly_enabled  # the real one, for _seq_now
+# The number the next graph node made in this thread will get.
+_NEXT_NUMBER = getattr(torch._C._autograd, "_get_sequence_nr", None)
 
 
 def _seq_now():
-    """The sequence number the next graph node will get in this thread:
-    nodes made before a call number below it, nodes made after, above.
-    None where no node can be made (under inference_mode)."""
+    """A number between those of the graph nodes made so far in this
+    thread and those of the next ones: nodes made before a call number
+    below it, nodes made after, above. None where no node can be made
+    (under inference_mode)."""
+    if _NEXT_NUMBER is not None:
+        if torch.is_inference_mode_enabled():
+            return None
+        return _NEXT_NUMBER() - 0.5  # read without making a node
     # The probe node needs no stack: anomaly mode would format one.
     on = torch.is_anomaly_enabled()
     nan = torch.is_anomaly_check_nan_enabled()
@@ -293,46 +315,116 @@ def _seq_now():
             _SET_ANOMALY(True, nan)
 
 
-def _fingerprint(leaf):
-    """Its sum and norm, kept as a tensor (no device sync): a write
-    through .data changes them without moving _version. None for what
-    cannot be read that way (sparse, nested, subclasses such as DTensor,
-    whose reductions may need their peers)."""
-    if type(leaf) not in (torch.Tensor, torch.nn.Parameter):
-        return None
-    data = leaf.detach()
+# A leaf's fingerprint: the sum and norm of its values (in float64 where
+# the device has it), row by row of _ROW values for the small ones on
+# the CPU, which are read together: one reduction of each kind for all
+# the leaves a call reached, where a model of small operations would
+# spend more on the number of operations than on the values. At most
+# _BATCH values are read at once, under PyTorch's grain size (32768): a
+# CPU reduction that small runs in one thread, so a row's sum is the
+# same whatever rows are read with it, and a leaf read alone later
+# compares exactly.
+_ROW, _BATCH = 512, 16384
+_ZEROS = {}  # (count, dtype): the zeros that end a leaf's last row
+
+
+def _readable(leaf):
+    """The leaf's values, detached, or None for what cannot be read by
+    sum and norm (sparse, nested, subclasses such as DTensor, whose
+    reductions may need their peers)."""
     if (
-        data.layout != torch.strided
-        or data.is_nested
-        or data.dtype not in _FLOATS
-        or data.device.type == "meta"
+        type(leaf) not in (torch.Tensor, torch.nn.Parameter)
+        or leaf.dtype not in _FLOATS
+        or leaf.layout != torch.strided
+        or leaf.is_nested
+        or leaf.is_meta
     ):
         return None
-    wide = (
-        torch.float64 if data.device.type in ("cpu", "cuda") else None
-    )
-    try:
-        return torch.stack(
-            [
-                data.sum(dtype=wide or torch.float32),
-                torch.linalg.vector_norm(
-                    data, dtype=wide or torch.float32
-                ),
-            ]
-        )
-    except (RuntimeError, NotImplementedError, TypeError):
-        return None
+    return leaf.detach()
+
+
+def _fingerprints(leaves):
+    """Each leaf's fingerprint, kept as tensors (no device sync): a
+    write through .data changes it without moving _version. None for
+    what cannot be read."""
+    found, rows = [None] * len(leaves), {}  # rows: dtype: [(i, data)]
+    for i, leaf in enumerate(leaves):
+        data = _readable(leaf)
+        if data is None:
+            pass
+        elif data.is_cpu and data.numel() <= _BATCH:
+            rows.setdefault(data.dtype, []).append((i, data))
+        else:
+            wide = (
+                torch.float64
+                if data.is_cpu or data.is_cuda
+                else torch.float32
+            )
+            with contextlib.suppress(
+                RuntimeError, NotImplementedError, TypeError
+            ):
+                found[i] = (
+                    data.sum(dtype=wide),
+                    torch.linalg.vector_norm(data, dtype=wide),
+                    None,
+                    None,
+                )
+    for group in rows.values():
+        while group:  # _BATCH values at most at once
+            parts, spans, count = [], [], 0
+            while group:
+                i, data = group[-1]
+                size = data.numel()
+                n = -(-size // _ROW)
+                if spans and (count + n) * _ROW > _BATCH:
+                    break
+                group.pop()
+                parts.append(data)
+                if n * _ROW > size:
+                    parts.append(_zeros(n * _ROW - size, data.dtype))
+                spans.append((i, count, count + n))
+                count += n
+            try:
+                values = torch._C._nn.flatten_dense_tensors(parts)
+                values = values.view(count, _ROW).double()
+                sums = values.sum(1)
+                norms = torch.linalg.vector_norm(values, dim=1)
+            except (RuntimeError, NotImplementedError, TypeError):
+                continue
+            for i, start, stop in spans:
+                found[i] = (sums, norms, start, stop)
+    return found
+
+
+def _zeros(count, dtype):
+    """Zeros that end a leaf's last row."""
+    zeros = _ZEROS.get((count, dtype))
+    if zeros is None:
+        zeros = _ZEROS[(count, dtype)] = torch.zeros(count, dtype=dtype)
+    return zeros
 
 
 def _differs(leaf, was):
     """True if the leaf's values moved since its fingerprint `was`."""
     if was is None:
         return False
-    now = _fingerprint(leaf)
+    now = _fingerprints([leaf])[0]
+    if now is None:
+        return False
     try:
-        return now is not None and not torch.equal(now, was)
+        return not all(
+            torch.equal(a, b) for a, b in zip(_rows(now), _rows(was))
+        )
     except RuntimeError:  # moved to another device since
         return True
+
+
+def _rows(values):
+    """A fingerprint's sums and norms: its rows of a batch, or whole."""
+    sums, norms, start, stop = values
+    if start is None:
+        return sums, norms
+    return sums[start:stop], norms[start:stop]
 
 
 def _next_number():
@@ -346,13 +438,15 @@ def _calls():
 
 def _stamp(call, roots, inputs):
     """Mark every node the call ran, and note its leaves' versions."""
+    leaves = []
     for node in _ran_by(roots, inputs, call.kind == "backward()"):
         if _is_leaf(node):
-            leaf = node.variable
-            call.versions[id(leaf)] = (weakref.ref(leaf), leaf._version)
-            call.values[id(leaf)] = _fingerprint(leaf)
+            leaves.append(node.variable)
         else:
             node.metadata.setdefault(RAN, []).append(call)
+    for leaf, values in zip(leaves, _fingerprints(leaves)):
+        call.versions[id(leaf)] = (weakref.ref(leaf), leaf._version)
+        call.values[id(leaf)] = values
     for root in roots:
         for node in _scaled_from(root):
             node.metadata.setdefault(ROOT, []).append(call)
@@ -387,11 +481,10 @@ def _ran_by(roots, inputs, runs_input_node):
             continue
         seen.add(node)
         order.append(node)
-        freed = not _is_leaf(node) and any(
-            not c.keep for c in node.metadata.get(RAN, ())
-        )
-        if not freed:  # below a freed node, an earlier call marked all
-            todo.extend(_children(node))
+        ran = None if _is_leaf(node) else node.metadata.get(RAN)
+        if not ran or all(c.keep for c in ran):
+            # Below a freed node, an earlier call marked all.
+            todo.extend(c for c, _ in node.next_functions if c)
     if inputs is None:
         return order
     needed, targets = set(), set(inputs)
@@ -504,30 +597,57 @@ def _report(error, roots, site, outs):
 def _after_step(optimizer, args, kwargs):
     _STEPPED.add(optimizer)
     _EVENTS.append((_next_number(), type(optimizer).__name__))
-    for group in optimizer.param_groups:
-        for p in group["params"]:
-            _STEP_VERSIONS[id(p)] = (p._version, _fingerprint(p))
+    params = [
+        p for group in optimizer.param_groups for p in group["params"]
+    ]
+    for p, values in zip(params, _fingerprints(params)):
+        _STEP_VERSIONS[id(p)] = (p._version, values)
+
+
+class _Stack:
+    """The stack anomaly mode keeps for a node, taken as code objects
+    and instruction offsets (torch's CapturedTraceback, no Python work
+    per frame) and written out only when read: anomaly mode's message
+    iterates it as the lines format_stack would give."""
+
+    __slots__ = ("captured",)
+
+    def __init__(self, captured):
+        self.captured = captured
+
+    def frames(self):
+        """(file, line, function) of each frame, outermost first."""
+        from torch._C._profiler import symbolize_tracebacks
+
+        found = symbolize_tracebacks([self.captured])[0]
+        return [(f["filename"], f["line"], f["name"]) for f in found][
+            ::-1
+        ]
+
+    def copy(self):
+        return [
+            f'  File "{path}", line {line}, in {name}\n'
+            for path, line, name in self.frames()
+        ]
+
+    def __iter__(self):
+        return iter(self.copy())
 
 
 def _quick_stack(real):
     """torch.fx.traceback.format_stack, which anomaly mode calls for
-    every node, without reading each frame's source line: the report
-    needs file, line and function only, and reading lines is most of
-    anomaly mode's cost on a model of small operations."""
+    every node, taking the stack without reading it: reading each
+    frame's source line, and writing every frame, were most of anomaly
+    mode's cost on a model of small operations."""
     import torch.fx.traceback as fx_traceback
+    from torch._C._profiler import gather_traceback
 
     def format_stack():
         if fx_traceback.should_preserve_node_meta:
             return real()
-        frame, lines = sys._getframe(1), []
-        while frame is not None:
-            code = frame.f_code
-            lines.append(
-                f'  File "{code.co_filename}", line {frame.f_lineno}, '
-                f"in {code.co_name}\n"
-            )
-            frame = frame.f_back
-        return lines[::-1]
+        return _Stack(
+            gather_traceback(python=True, script=False, cpp=False)
+        )
 
     return format_stack
 
