@@ -267,14 +267,25 @@ class _Call:
     """A backward() or autograd.grad() call that ran."""
 
     def __init__(self, number, kind, site, keep, create, inputs, outs):
-        self.number, self.kind, self.site = number, kind, site
+        self.number, self.kind, self._site = number, kind, site
         self.keep, self.create_graph = keep, create
         self.inputs = inputs  # ids of grad()'s inputs
         self.grad_outputs = outs
         self.versions = {}  # id(leaf): (a weakref to it, its _version)
         self.values = {}  # id(leaf): sum and norm, to see .data writes
         self.seq = None  # nodes made after the call began number above
-        self.by = _caller(site)  # None: your code; else the package
+
+    @property
+    def site(self):
+        """The frames of the call, outermost first."""
+        if isinstance(self._site, _Stack):  # written out when read
+            self._site = self._site.frames()
+        return self._site
+
+    @property
+    def by(self):
+        """None if your code made the call, else the package's name."""
+        return _caller(self.site)
 
 
 _EVENTS = deque(maxlen=512)  # _Call, and (number, optimizer) steps
@@ -317,83 +328,160 @@ def _seq_now():
 
 # A leaf's fingerprint: the sum and norm of its values (in float64 where
 # the device has it), row by row of _ROW values for the small ones on
-# the CPU, which are read together: one reduction of each kind for all
-# the leaves a call reached, where a model of small operations would
-# spend more on the number of operations than on the values. At most
-# _BATCH values are read at once, under PyTorch's grain size (32768): a
-# CPU reduction that small runs in one thread, so a row's sum is the
-# same whatever rows are read with it, and a leaf read alone later
-# compares exactly.
+# the CPU, which are read together: on a model of small operations the
+# number of operations costs more than the values. The small leaves of
+# a call or a step are copied into one batch, which the next call or
+# step on the same leaves shares when their versions and values are
+# the same (one comparison), as they are from a step to the backward
+# after it; the sums and norms of a batch's rows are taken only when a
+# report reads them, or when a newer batch replaces one that may still
+# be read (a leaf's version has not moved since). At most _BATCH values
+# make a batch, under PyTorch's grain size (32768): a CPU reduction that
+# small runs in one thread, so a row's sum is the same whatever rows
+# are read with it, and a leaf read alone later compares exactly.
 _ROW, _BATCH = 512, 16384
 _ZEROS = {}  # (count, dtype): the zeros that end a leaf's last row
+_BATCHES = {}  # (dtype, ids of its leaves): the newest batch of those
+
+
+class _Batch:
+    """The values of small CPU leaves read at once, each from a whole
+    row: a copy while they may still be compared, then their rows'
+    sums and norms."""
+
+    __slots__ = ("refs", "versions", "values", "sums", "norms")
+
+    def __init__(self, leaves, versions, values):
+        self.refs = [weakref.ref(t) for t in leaves]
+        self.versions, self.values = versions, values
+        self.sums = self.norms = None
+
+    def rows(self, start, stop):
+        """The sums and norms of rows start to stop, or None if this
+        batch was dropped (no leaf of it could be compared again)."""
+        if self.sums is None:
+            if self.values is None:
+                return None
+            values = self.values.view(-1, _ROW).double()
+            self.sums = values.sum(1)
+            self.norms = torch.linalg.vector_norm(values, dim=1)
+        return self.sums[start:stop], self.norms[start:stop]
+
+    def retire(self):
+        """A newer batch holds these leaves: keep sums and norms if a
+        leaf's version is still the one noted (a record may compare
+        with them), else nothing."""
+        if self.values is not None:
+            if any(
+                ref() is not None and ref()._version == version
+                for ref, version in zip(self.refs, self.versions)
+            ):
+                self.rows(0, 0)
+            self.values = None
 
 
 def _readable(leaf):
-    """The leaf's values, detached, or None for what cannot be read by
-    sum and norm (sparse, nested, subclasses such as DTensor, whose
-    reductions may need their peers)."""
-    if (
-        type(leaf) not in (torch.Tensor, torch.nn.Parameter)
-        or leaf.dtype not in _FLOATS
-        or leaf.layout != torch.strided
-        or leaf.is_nested
-        or leaf.is_meta
-    ):
-        return None
-    return leaf.detach()
+    """True for what can be read by sum and norm (not sparse, nested,
+    or a subclass such as DTensor, whose reductions may need their
+    peers)."""
+    return (
+        type(leaf) in (torch.Tensor, torch.nn.Parameter)
+        and leaf.dtype in _FLOATS
+        and leaf.layout == torch.strided
+        and not leaf.is_nested
+        and not leaf.is_meta
+    )
 
 
-def _fingerprints(leaves):
+def _fingerprints(leaves, keep=True):
     """Each leaf's fingerprint, kept as tensors (no device sync): a
     write through .data changes it without moving _version. None for
-    what cannot be read."""
-    found, rows = [None] * len(leaves), {}  # rows: dtype: [(i, data)]
+    what cannot be read. keep=False: a reading to compare, not a
+    record."""
+    found, small = [None] * len(leaves), {}  # small: dtype: [leaf]
     for i, leaf in enumerate(leaves):
-        data = _readable(leaf)
-        if data is None:
-            pass
-        elif data.is_cpu and data.numel() <= _BATCH:
-            rows.setdefault(data.dtype, []).append((i, data))
-        else:
-            wide = (
-                torch.float64
-                if data.is_cpu or data.is_cuda
-                else torch.float32
+        if not _readable(leaf):
+            continue
+        if leaf.is_cpu and leaf.numel() <= _BATCH:
+            small.setdefault(leaf.dtype, []).append((id(leaf), i))
+            continue
+        data = leaf.detach()
+        wide = torch.float64 if data.is_cpu or data.is_cuda else None
+        with contextlib.suppress(
+            RuntimeError, NotImplementedError, TypeError
+        ):
+            found[i] = (
+                data.sum(dtype=wide or torch.float32),
+                torch.linalg.vector_norm(
+                    data, dtype=wide or torch.float32
+                ),
             )
-            with contextlib.suppress(
-                RuntimeError, NotImplementedError, TypeError
-            ):
-                found[i] = (
-                    data.sum(dtype=wide),
-                    torch.linalg.vector_norm(data, dtype=wide),
-                    None,
-                    None,
-                )
-    for group in rows.values():
-        while group:  # _BATCH values at most at once
-            parts, spans, count = [], [], 0
-            while group:
-                i, data = group[-1]
-                size = data.numel()
-                n = -(-size // _ROW)
-                if spans and (count + n) * _ROW > _BATCH:
-                    break
-                group.pop()
-                parts.append(data)
-                if n * _ROW > size:
-                    parts.append(_zeros(n * _ROW - size, data.dtype))
-                spans.append((i, count, count + n))
-                count += n
-            try:
-                values = torch._C._nn.flatten_dense_tensors(parts)
-                values = values.view(count, _ROW).double()
-                sums = values.sum(1)
-                norms = torch.linalg.vector_norm(values, dim=1)
-            except (RuntimeError, NotImplementedError, TypeError):
-                continue
-            for i, start, stop in spans:
-                found[i] = (sums, norms, start, stop)
+    for dtype, group in small.items():
+        group.sort()  # by id: the same leaves, the same batch
+        chunk, parts, spans, count = [], [], [], 0
+        for n, (_, i) in enumerate(group):  # _BATCH values at most
+            leaf = leaves[i]
+            size = leaf.numel()
+            rows = -(-size // _ROW)
+            if spans and (count + rows) * _ROW > _BATCH:
+                _read(dtype, chunk, parts, spans, found, keep)
+                chunk, parts, spans, count = [], [], [], 0
+            chunk.append(leaf)
+            parts.append(leaf)
+            if rows * _ROW > size:
+                parts.append(_zeros(rows * _ROW - size, dtype))
+            spans.append((i, count, count + rows))
+            count += rows
+        _read(dtype, chunk, parts, spans, found, keep)
     return found
+
+
+def _read(dtype, leaves, parts, spans, found, keep):
+    batch = _batch(dtype, leaves, parts, keep)
+    if batch is not None:
+        for i, start, stop in spans:
+            found[i] = (batch, start, stop)
+
+
+def _batch(dtype, leaves, parts, keep):
+    """The batch of these leaves' values now: the newest one of them if
+    nothing moved, else a new one."""
+    try:
+        with torch.no_grad():
+            values = torch._C._nn.flatten_dense_tensors(parts)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+    versions = [t._version for t in leaves]
+    if not keep:
+        return _Batch(leaves, versions, values)
+    key = (dtype, tuple(map(id, leaves)))
+    last = _BATCHES.pop(key, None)
+    if (
+        last is not None
+        and last.values is not None
+        and last.versions == versions
+        and all(r() is t for r, t in zip(last.refs, leaves))
+        and _same_bytes(last.values, values)
+    ):
+        batch = last
+    else:
+        batch = _Batch(leaves, versions, values)
+        if last is not None:
+            last.retire()
+    _BATCHES[key] = batch  # the newest last
+    if len(_BATCHES) > 64:
+        _BATCHES.pop(next(iter(_BATCHES))).retire()
+    return batch
+
+
+def _same_bytes(a, b):
+    """True if two CPU tensors hold the same bytes (same values, so the
+    same fingerprint): through NumPy's buffers, cheaper than
+    torch.equal on a batch of this size."""
+    try:
+        return a.numpy().tobytes() == b.numpy().tobytes()
+    except (RuntimeError, TypeError):  # no NumPy, or not its dtype
+        return a.shape == b.shape and torch.equal(a, b)
 
 
 def _zeros(count, dtype):
@@ -404,27 +492,28 @@ def _zeros(count, dtype):
     return zeros
 
 
+def _rows(values):
+    """A fingerprint's sums and norms (None if dropped)."""
+    if len(values) == 2:
+        return values
+    batch, start, stop = values
+    return batch.rows(start, stop)
+
+
 def _differs(leaf, was):
     """True if the leaf's values moved since its fingerprint `was`."""
     if was is None:
         return False
-    now = _fingerprints([leaf])[0]
+    now = _fingerprints([leaf], keep=False)[0]
     if now is None:
         return False
+    now, was = _rows(now), _rows(was)
+    if was is None:  # dropped: its version has moved since
+        return True
     try:
-        return not all(
-            torch.equal(a, b) for a, b in zip(_rows(now), _rows(was))
-        )
+        return not all(torch.equal(a, b) for a, b in zip(now, was))
     except RuntimeError:  # moved to another device since
         return True
-
-
-def _rows(values):
-    """A fingerprint's sums and norms: its rows of a batch, or whole."""
-    sums, norms, start, stop = values
-    if start is None:
-        return sums, norms
-    return sums[start:stop], norms[start:stop]
 
 
 def _next_number():
@@ -481,7 +570,11 @@ def _ran_by(roots, inputs, runs_input_node):
             continue
         seen.add(node)
         order.append(node)
-        ran = None if _is_leaf(node) else node.metadata.get(RAN)
+        ran = (
+            None
+            if hasattr(node, "variable")
+            else node.metadata.get(RAN)
+        )
         if not ran or all(c.keep for c in ran):
             # Below a freed node, an earlier call marked all.
             todo.extend(c for c, _ in node.next_functions if c)
@@ -552,7 +645,7 @@ def _wrap(real, kind):
         roots = [t.grad_fn for t in _as_list(tensors) if t.grad_fn]
         inputs, site, ours = (
             _as_list(given.get("inputs")),
-            _stack_here(),
+            _site(),
             False,
         )
         seq = _seq_now()
@@ -562,7 +655,7 @@ def _wrap(real, kind):
             ours = MESSAGE in str(error)
             if ours and not hasattr(error, "_reported"):
                 error._reported = True
-                _report(error, roots, site, outs)
+                _report(error, roots, _frames(site), outs)
             inputs = None  # it failed: any node may have run
             raise
         finally:
@@ -581,6 +674,17 @@ def _wrap(real, kind):
 
     call.__wrapped__ = real
     return call
+
+
+def _site():
+    """The stack of a backward's caller: taken, not yet written out."""
+    if _GATHER is None:
+        return _stack_here(2)
+    return _Stack(_GATHER(python=True, script=False, cpp=False))
+
+
+def _frames(stack):
+    return stack.frames() if isinstance(stack, _Stack) else stack
 
 
 def _report(error, roots, site, outs):
@@ -634,20 +738,23 @@ class _Stack:
         return iter(self.copy())
 
 
+try:  # torch's stack capture, in C++: frames written out when read
+    from torch._C._profiler import gather_traceback as _GATHER
+except ImportError:
+    _GATHER = None
+
+
 def _quick_stack(real):
     """torch.fx.traceback.format_stack, which anomaly mode calls for
     every node, taking the stack without reading it: reading each
     frame's source line, and writing every frame, were most of anomaly
     mode's cost on a model of small operations."""
     import torch.fx.traceback as fx_traceback
-    from torch._C._profiler import gather_traceback
 
     def format_stack():
-        if fx_traceback.should_preserve_node_meta:
+        if fx_traceback.should_preserve_node_meta or _GATHER is None:
             return real()
-        return _Stack(
-            gather_traceback(python=True, script=False, cpp=False)
-        )
+        return _Stack(_GATHER(python=True, script=False, cpp=False))
 
     return format_stack
 
