@@ -367,15 +367,19 @@ class _Batch:
             self.norms = torch.linalg.vector_norm(values, dim=1)
         return self.sums[start:stop], self.norms[start:stop]
 
+    def alive(self):
+        """True while a record may compare with it: a leaf of it lives
+        and its version is the one noted (versions only grow)."""
+        return any(
+            ref() is not None and ref()._version == version
+            for ref, version in zip(self.refs, self.versions)
+        )
+
     def retire(self):
-        """A newer batch holds these leaves: keep sums and norms if a
-        leaf's version is still the one noted (a record may compare
-        with them), else nothing."""
+        """No newer reading will share it: keep its rows' sums and norms
+        if a record may compare with them, and drop the copy."""
         if self.values is not None:
-            if any(
-                ref() is not None and ref()._version == version
-                for ref, version in zip(self.refs, self.versions)
-            ):
+            if self.alive():
                 self.rows(0, 0)
             self.values = None
 
@@ -419,7 +423,7 @@ def _fingerprints(leaves, keep=True):
     for dtype, group in small.items():
         group.sort()  # by id: the same leaves, the same batch
         chunk, parts, spans, count = [], [], [], 0
-        for n, (_, i) in enumerate(group):  # _BATCH values at most
+        for _, i in group:  # _BATCH values at most in one batch
             leaf = leaves[i]
             size = leaf.numel()
             rows = -(-size // _ROW)
@@ -469,8 +473,9 @@ def _batch(dtype, leaves, parts, keep):
         if last is not None:
             last.retire()
     _BATCHES[key] = batch  # the newest last
-    if len(_BATCHES) > 64:
-        _BATCHES.pop(next(iter(_BATCHES))).retire()
+    oldest = next(iter(_BATCHES))
+    if len(_BATCHES) > 1024 or not _BATCHES[oldest].alive():
+        _BATCHES.pop(oldest).retire()  # no copy kept for nothing
     return batch
 
 
