@@ -351,9 +351,8 @@ class _Batch:
 
     __slots__ = ("refs", "versions", "values", "sums", "norms")
 
-    def __init__(self, leaves, versions, values):
-        self.refs = [weakref.ref(t) for t in leaves]
-        self.versions, self.values = versions, values
+    def __init__(self, refs, versions, values):
+        self.refs, self.versions, self.values = refs, versions, values
         self.sums = self.norms = None
 
     def rows(self, start, stop):
@@ -384,19 +383,6 @@ class _Batch:
             self.values = None
 
 
-def _readable(leaf):
-    """True for what can be read by sum and norm (not sparse, nested,
-    or a subclass such as DTensor, whose reductions may need their
-    peers)."""
-    return (
-        type(leaf) in (torch.Tensor, torch.nn.Parameter)
-        and leaf.dtype in _FLOATS
-        and leaf.layout == torch.strided
-        and not leaf.is_nested
-        and not leaf.is_meta
-    )
-
-
 def _fingerprints(leaves, keep=True):
     """Each leaf's fingerprint, kept as tensors (no device sync): a
     write through .data changes it without moving _version. None for
@@ -404,8 +390,14 @@ def _fingerprints(leaves, keep=True):
     record."""
     found, small = [None] * len(leaves), {}  # small: dtype: [leaf]
     for i, leaf in enumerate(leaves):
-        if not _readable(leaf):
-            continue
+        if (
+            type(leaf) not in (torch.Tensor, torch.nn.Parameter)
+            or leaf.dtype not in _FLOATS
+            or leaf.layout != torch.strided
+            or leaf.is_nested
+            or leaf.is_meta
+        ):  # what sum and norm cannot read: sparse, nested, subclasses
+            continue  # such as DTensor (their reductions need peers)
         if leaf.is_cpu and leaf.numel() <= _BATCH:
             small.setdefault(leaf.dtype, []).append((id(leaf), i))
             continue
@@ -450,26 +442,32 @@ def _read(dtype, leaves, parts, spans, found, keep):
 def _batch(dtype, leaves, parts, keep):
     """The batch of these leaves' values now: the newest one of them if
     nothing moved, else a new one."""
+    grad = torch.is_grad_enabled()
     try:
-        with torch.no_grad():
-            values = torch._C._nn.flatten_dense_tensors(parts)
+        torch._C._set_grad_enabled(False)  # no graph for the copy
+        values = torch._C._nn.flatten_dense_tensors(parts)
     except (RuntimeError, NotImplementedError, TypeError):
         return None
+    finally:
+        torch._C._set_grad_enabled(grad)
     versions = [t._version for t in leaves]
     if not keep:
-        return _Batch(leaves, versions, values)
+        return _Batch([], versions, values)
     key = (dtype, tuple(map(id, leaves)))
     last = _BATCHES.pop(key, None)
+    same = last is not None and all(
+        r() is t for r, t in zip(last.refs, leaves)
+    )
     if (
-        last is not None
+        same
         and last.values is not None
         and last.versions == versions
-        and all(r() is t for r, t in zip(last.refs, leaves))
         and _same_bytes(last.values, values)
     ):
         batch = last
     else:
-        batch = _Batch(leaves, versions, values)
+        refs = last.refs if same else [weakref.ref(t) for t in leaves]
+        batch = _Batch(refs, versions, values)
         if last is not None:
             last.retire()
     _BATCHES[key] = batch  # the newest last
@@ -534,7 +532,7 @@ def _stamp(call, roots, inputs):
     """Mark every node the call ran, and note its leaves' versions."""
     leaves = []
     for node in _ran_by(roots, inputs, call.kind == "backward()"):
-        if _is_leaf(node):
+        if hasattr(node, "variable"):  # _is_leaf, inlined
             leaves.append(node.variable)
         else:
             node.metadata.setdefault(RAN, []).append(call)
@@ -582,7 +580,9 @@ def _ran_by(roots, inputs, runs_input_node):
         )
         if not ran or all(c.keep for c in ran):
             # Below a freed node, an earlier call marked all.
-            todo.extend(c for c, _ in node.next_functions if c)
+            for child, _ in node.next_functions:
+                if child is not None:
+                    todo.append(child)
     if inputs is None:
         return order
     needed, targets = set(), set(inputs)
