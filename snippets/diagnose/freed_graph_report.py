@@ -345,15 +345,15 @@ _BATCHES = {}  # (dtype, ids of its leaves): the newest batch of those
 
 
 class _Batch:
-    """The values of small CPU leaves read at once, each from a whole
-    row: a copy while they may still be compared, then their rows'
-    sums and norms."""
+    """The values of small CPU leaves read at once: a copy while they
+    may still be compared, then the sums and norms of its rows (each
+    leaf from a whole row, the last one ended by zeros)."""
 
-    __slots__ = ("refs", "versions", "values", "sums", "norms")
+    __slots__ = ("refs", "versions", "sizes", "values", "sums", "norms")
 
-    def __init__(self, refs, versions, values):
-        self.refs, self.versions, self.values = refs, versions, values
-        self.sums = self.norms = None
+    def __init__(self, refs, versions, sizes, values):
+        self.refs, self.versions, self.sizes = refs, versions, sizes
+        self.values, self.sums, self.norms = values, None, None
 
     def rows(self, start, stop):
         """The sums and norms of rows start to stop, or None if this
@@ -361,7 +361,16 @@ class _Batch:
         if self.sums is None:
             if self.values is None:
                 return None
-            values = self.values.view(-1, _ROW).double()
+            parts, at = [], 0
+            for size in self.sizes:
+                parts.append(self.values[at : at + size])
+                at += size
+                if size % _ROW:
+                    parts.append(
+                        _zeros(_ROW - size % _ROW, self.values.dtype)
+                    )
+            values = torch._C._nn.flatten_dense_tensors(parts)
+            values = values.view(-1, _ROW).double()
             self.sums = values.sum(1)
             self.norms = torch.linalg.vector_norm(values, dim=1)
         return self.sums[start:stop], self.norms[start:stop]
@@ -414,45 +423,43 @@ def _fingerprints(leaves, keep=True):
             )
     for dtype, group in small.items():
         group.sort()  # by id: the same leaves, the same batch
-        chunk, parts, spans, count = [], [], [], 0
+        chunk, sizes, spans, count = [], [], [], 0
         for _, i in group:  # _BATCH values at most in one batch
             leaf = leaves[i]
             size = leaf.numel()
             rows = -(-size // _ROW)
             if spans and (count + rows) * _ROW > _BATCH:
-                _read(dtype, chunk, parts, spans, found, keep)
-                chunk, parts, spans, count = [], [], [], 0
+                _read(dtype, chunk, sizes, spans, found, keep)
+                chunk, sizes, spans, count = [], [], [], 0
             chunk.append(leaf)
-            parts.append(leaf)
-            if rows * _ROW > size:
-                parts.append(_zeros(rows * _ROW - size, dtype))
+            sizes.append(size)
             spans.append((i, count, count + rows))
             count += rows
-        _read(dtype, chunk, parts, spans, found, keep)
+        _read(dtype, chunk, sizes, spans, found, keep)
     return found
 
 
-def _read(dtype, leaves, parts, spans, found, keep):
-    batch = _batch(dtype, leaves, parts, keep)
+def _read(dtype, leaves, sizes, spans, found, keep):
+    batch = _batch(dtype, leaves, sizes, keep)
     if batch is not None:
         for i, start, stop in spans:
             found[i] = (batch, start, stop)
 
 
-def _batch(dtype, leaves, parts, keep):
+def _batch(dtype, leaves, sizes, keep):
     """The batch of these leaves' values now: the newest one of them if
     nothing moved, else a new one."""
     grad = torch.is_grad_enabled()
     try:
         torch._C._set_grad_enabled(False)  # no graph for the copy
-        values = torch._C._nn.flatten_dense_tensors(parts)
+        values = torch._C._nn.flatten_dense_tensors(leaves)
     except (RuntimeError, NotImplementedError, TypeError):
         return None
     finally:
         torch._C._set_grad_enabled(grad)
     versions = [t._version for t in leaves]
     if not keep:
-        return _Batch([], versions, values)
+        return _Batch([], versions, sizes, values)
     key = (dtype, tuple(map(id, leaves)))
     last = _BATCHES.pop(key, None)
     same = last is not None and all(
@@ -462,12 +469,13 @@ def _batch(dtype, leaves, parts, keep):
         same
         and last.values is not None
         and last.versions == versions
+        and last.sizes == sizes
         and _same_bytes(last.values, values)
     ):
         batch = last
     else:
         refs = last.refs if same else [weakref.ref(t) for t in leaves]
-        batch = _Batch(refs, versions, values)
+        batch = _Batch(refs, versions, sizes, values)
         if last is not None:
             last.retire()
     _BATCHES[key] = batch  # the newest last
@@ -628,7 +636,9 @@ _ARGS = {  # their parameters, in order, as far as this file reads them
 
 
 def _once(value):
-    if isinstance(value, (torch.Tensor, list, tuple, dict, str)):
+    if value is None or isinstance(
+        value, (bool, torch.Tensor, list, tuple, dict, str)
+    ):
         return value
     if hasattr(value, "__next__"):
         return tuple(value)
