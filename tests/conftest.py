@@ -157,6 +157,7 @@ PHASES = pytest.StashKey[dict]()
 BACKGROUND = pytest.StashKey[dict]()
 STARTED = pytest.StashKey[float]()
 SHARED = "backward_twice_shared"  # the key of the builds' folder in an xdist worker's input
+SHARED_DIR = pytest.StashKey[Path]()  # that folder, in xdist's controller
 PHASE_FILE = support.ROOT / "build" / "phase-times.json"
 # Where a test's time goes, by the file it comes from: `make test` prints one line per phase.
 PHASE_OF = {
@@ -184,11 +185,11 @@ def pytest_configure(config):
 def pytest_configure_node(node):
     """xdist's controller: one folder for the builds, shared by every worker."""
     config = node.config
-    if SHARED not in config.stash:
+    if SHARED_DIR not in config.stash:
         shared = Path(tempfile.mkdtemp(prefix="backward-twice-site-"))
         config.add_cleanup(lambda: shutil.rmtree(shared, ignore_errors=True))
-        config.stash[SHARED] = shared
-    node.workerinput[SHARED] = str(config.stash[SHARED])
+        config.stash[SHARED_DIR] = shared
+    node.workerinput[SHARED] = str(config.stash[SHARED_DIR])
 
 
 @pytest.hookimpl(optionalhook=True)
