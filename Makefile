@@ -58,7 +58,7 @@ check-changed: $(READY) ## make check PAGE=... for the pages and snippets change
 # site there with its PDF and offline zip (what CI publishes). Only a fully passing run lists
 # this torch in tested-torch-versions.txt.
 test: $(READY) lint ## lint, then everything: pages, snippets, site, browser, PDF; records torch
-	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup --durations=15 $(if $(KEEP_SITE),--keep-site $(KEEP_SITE))
+	$(BIN)/python -m pytest -n $(WORKERS) --durations=15 $(if $(KEEP_SITE),--keep-site $(KEEP_SITE))
 	$(BIN)/python scripts/record_tested_version.py
 
 bless: $(READY) ## fill or refresh the Output/Raises fences, the diagnose command's outputs and tables

@@ -19,6 +19,7 @@ selected and a package is missing, the session stops at once with one message na
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -267,14 +268,36 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Tests of the built site last, in their modules' order: the builds run meanwhile. The
-    tests that drive Chromium all run on one worker (--dist loadgroup): with the tour's
-    browser beside them, a second one would only share the same two cores."""
+    """Tests of the built site last, in their modules' order: the builds run meanwhile."""
     needs = {SITE, OFFLINE, TOUR}
     items.sort(key=lambda item: bool(needs & set(getattr(item, "fixturenames", ()))))
-    for item in items:
-        if "chromium" in getattr(getattr(item, "module", None), "REQUIRES", ()):
-            item.add_marker(pytest.mark.xdist_group("chromium"))
+
+
+def _chromium_modules() -> set[str]:
+    """The test modules whose REQUIRES names chromium, as node ids start (tests/x.py)."""
+    return {
+        path.relative_to(support.ROOT).as_posix()
+        for path in Path(__file__).parent.glob("test_*.py")
+        if re.search(r"^REQUIRES = \(.*\bchromium\b", path.read_text(), re.M)
+    }
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's controller: every test of a module that drives Chromium on one worker, one at a
+    time (two at once would print the PDF into the same folder, and with the tour's browser
+    beside them only share the same two cores); any other test wherever a worker is free.
+    (--dist loadgroup would do it with marks, but xdist 3.8 groups by an attribute that
+    pytest 9 no longer reads.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    chromium = _chromium_modules()
+
+    class OneChromium(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "chromium" if nodeid.split("::")[0] in chromium else nodeid
+
+    return OneChromium(config, log)
 
 
 def pytest_collection_finish(session):
