@@ -286,12 +286,16 @@ def _chromium_modules() -> set[str]:
 def pytest_xdist_make_scheduler(config, log):
     """xdist's controller: every test of a module that drives Chromium on one worker, one at a
     time (two at once would print the PDF into the same folder, and with the tour's browser
-    beside them only share the same two cores); any other test wherever a worker is free.
+    beside them only share the same two cores); any other test wherever a worker is free,
+    in collection order.
     (--dist loadgroup would do it with marks, but xdist 3.8 groups by an attribute that
     pytest 9 no longer reads.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     chromium = _chromium_modules()
+    # In collection order, which puts the site's tests last: sorted by size (xdist's default),
+    # the Chromium group would go first and wait minutes for the builds and the tour.
+    config.option.loadscopereorder = False
 
     class OneChromium(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
