@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import support
 from support import ROOT
@@ -107,3 +108,23 @@ def test_a_missing_chromium_stops_the_session_once(tmp_path):
         text=True,
     )
     assert other.returncode == 0, other.stdout[-3000:]
+
+
+def test_make_test_gives_the_chromium_checks_one_worker():
+    """Two workers once printed the PDF into the same folder at once (a broken zip): xdist's
+    schedule, as `make test` runs it, makes every test of a module that needs Chromium one unit
+    of work, kept after the other tests, and any other test a unit of its own."""
+    import conftest
+
+    option = SimpleNamespace(loadscopereorder=True)
+    config = SimpleNamespace(option=option, getvalue=lambda name: ["2*popen"])
+    schedule = conftest.pytest_xdist_make_scheduler(config=config, log=None)
+    ids = [
+        "docs/costs.md::snippets/costs/workloads.py",
+        "tests/test_browser.py::test_every_page_loads_without_errors",
+        "tests/test_diagnose.py::test_command_runs_an_unchanged_script",
+        "tests/test_offline.py::test_pdf_opens_with_pages_and_bookmarks",
+    ]
+    scopes = [schedule._split_scope(i) for i in ids]
+    assert scopes[1] == scopes[3] and len(set(scopes)) == 3, scopes
+    assert option.loadscopereorder is False
