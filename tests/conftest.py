@@ -19,7 +19,6 @@ selected and a package is missing, the session stops at once with one message na
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -273,35 +272,27 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: bool(needs & set(getattr(item, "fixturenames", ()))))
 
 
-def _chromium_modules() -> set[str]:
-    """The test modules whose REQUIRES names chromium, as node ids start (tests/x.py)."""
-    return {
-        path.relative_to(support.ROOT).as_posix()
-        for path in Path(__file__).parent.glob("test_*.py")
-        if re.search(r"^REQUIRES = \(.*\bchromium\b", path.read_text(), re.M)
-    }
+# A module whose tests must share one worker: its module fixture prints the PDF and the zip
+# into the session's site, and two workers doing it at once wrote one broken zip.
+ONE_WORKER = {"tests/test_offline.py"}
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """xdist's controller: every test of a module that drives Chromium on one worker, one at a
-    time (two at once would print the PDF into the same folder, and with the tour's browser
-    beside them only share the same two cores); any other test wherever a worker is free,
-    in collection order.
-    (--dist loadgroup would do it with marks, but xdist 3.8 groups by an attribute that
-    pytest 9 no longer reads.)"""
+    """xdist's controller: the tests of ONE_WORKER's modules as one unit of work, any other test
+    a unit of its own, in collection order (the site's tests last: sorted by size, xdist's
+    default, the PDF's unit went first and waited minutes for the builds). --dist loadgroup
+    would group by marks, but xdist 3.8 sets an attribute that pytest 9 no longer reads."""
     from xdist.scheduler import LoadScopeScheduling
 
-    chromium = _chromium_modules()
-    # In collection order, which puts the site's tests last: sorted by size (xdist's default),
-    # the Chromium group would go first and wait minutes for the builds and the tour.
     config.option.loadscopereorder = False
 
-    class OneChromium(LoadScopeScheduling):
+    class Schedule(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "chromium" if nodeid.split("::")[0] in chromium else nodeid
+            module = nodeid.split("::")[0]
+            return module if module in ONE_WORKER else nodeid
 
-    return OneChromium(config, log)
+    return Schedule(config, log)
 
 
 def pytest_collection_finish(session):

@@ -110,10 +110,10 @@ def test_a_missing_chromium_stops_the_session_once(tmp_path):
     assert other.returncode == 0, other.stdout[-3000:]
 
 
-def test_make_test_gives_the_chromium_checks_one_worker():
+def test_make_test_prints_the_pdf_on_one_worker():
     """Two workers once printed the PDF into the same folder at once (a broken zip): xdist's
-    schedule, as `make test` runs it, makes every test of a module that needs Chromium one unit
-    of work, kept after the other tests, and any other test a unit of its own."""
+    schedule, as `make test` runs it, makes every PDF check one unit of work, kept in
+    collection order (the site's tests last), and any other test a unit of its own."""
     import conftest
 
     option = SimpleNamespace(loadscopereorder=True)
@@ -121,9 +121,9 @@ def test_make_test_gives_the_chromium_checks_one_worker():
     schedule = conftest.pytest_xdist_make_scheduler(config=config, log=None)
     ids = [
         "docs/costs.md::snippets/costs/workloads.py",
-        "tests/test_browser.py::test_every_page_loads_without_errors",
-        "tests/test_diagnose.py::test_command_runs_an_unchanged_script",
         "tests/test_offline.py::test_pdf_opens_with_pages_and_bookmarks",
+        "tests/test_browser.py::test_every_page_loads_without_errors",
+        "tests/test_offline.py::test_pages_are_numbered",
     ]
     scopes = [schedule._split_scope(i) for i in ids]
     assert scopes[1] == scopes[3] and len(set(scopes)) == 3, scopes
