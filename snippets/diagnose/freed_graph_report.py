@@ -73,6 +73,8 @@ Q_TARGET = (
     "is {value} a target, a constant for this loss, or a leftover?"
 )
 Q_CACHE = "or should this loss train through {value} (a cached value)?"
+Q_CACHE_NOW = "should this loss train what made {value}, as it is now?"
+Q_TARGET_OR = "or should {value} stay as made (a target, a peer's)?"
 Q_STATE = "should each step start from {value} as the last one left it?"
 Q_FRESH = "or should {value} start fresh in each step?"
 Q_HISTORY = (
@@ -1055,7 +1057,10 @@ class Report:
             if mine
             else ("after" if self._built_after(by) else "same")
         )
-        carried = not mine and self._carried()
+        # A state fed back from an earlier iteration: the graph that
+        # takes it in was built after the backward that freed it (a
+        # recurrence inside one forward is not carried).
+        carried = not mine and self.order == "after" and self._carried()
         loss = mine or [
             n for n in firsts if by in n.metadata.get(ROOT, ())
         ]
@@ -1137,17 +1142,9 @@ class Report:
                 by.grad_outputs, self.outs
             ):
                 return "retain-graph", "earlier", said  # Jacobian rows
-            inputs = self._input_grads(by, trained)
-            if inputs and not mine:
-                said["names"] = _shorten(_names(inputs), 2)
-                return (
-                    [
-                        (Q_INPUT_GRAD, "create-graph"),
-                        (Q_BOTH, "one-backward"),
-                    ],
-                    "input-grad",
-                    said,
-                )
+            asked = self._input_grad_asked(by, trained, mine, said)
+            if asked:
+                return asked
             if not mine and self._cleared(by):
                 return "retain-graph", "earlier", said  # each, apart
             return "one-backward", "earlier", said
@@ -1181,7 +1178,8 @@ class Report:
                     "value",
                     said,
                 )
-            return "one-backward", "earlier", said
+            asked = self._input_grad_asked(by, trained, mine, said)
+            return asked or ("one-backward", "earlier", said)
         # A new forward took in a value kept from before that backward.
         if stale:
             if self.by_hand:
@@ -1210,8 +1208,26 @@ class Report:
                     "value",
                     said,
                 )
-            if self.only:
+            if self.only and (
+                self.replaced or any(i in trained for i in new)
+            ):
+                # Made by weights since updated, beside a forward of
+                # this loss's own, or from an input since replaced by
+                # the one this graph takes: a cache to make again.
                 return "recompute", "value", said
+            if self.only:
+                # Nothing but the kept value trains here: a cache to
+                # make again, or a target from an earlier pass (a
+                # peer's or a teacher's output) the same optimizer
+                # updates.
+                return (
+                    [
+                        (Q_CACHE_NOW, "recompute"),
+                        (Q_TARGET_OR, "detach"),
+                    ],
+                    "value",
+                    said,
+                )
             return (
                 [
                     (Q_TARGET, "detach"),
@@ -1232,10 +1248,15 @@ class Report:
             # nothing trains them (labels made from fixed weights).
             return "detach", "value", said
         trainers = _owners(set(self.only) | set(new), opts)
-        if self.only and len(trainers) <= 1:
+        if (
+            self.only
+            and len(trainers) <= 1
+            and not self._new_forward(by)
+        ):
             # One update (or none) for everything here: no loss of the
             # two is another optimizer's; one pass gives both.
-            return "one-backward", "earlier", said
+            asked = self._input_grad_asked(by, trained, mine, said)
+            return asked or ("one-backward", "earlier", said)
         if self.only:
             return (
                 [
@@ -1251,6 +1272,19 @@ class Report:
                 (Q_CACHE, "recompute"),
             ],
             "value",
+            said,
+        )
+
+    def _input_grad_asked(self, by, trained, mine, said):
+        """The question, when the earlier backward wrote a .grad into
+        inputs this loss may be built from (a penalty), else None."""
+        inputs = {} if mine else self._input_grads(by, trained)
+        if not inputs:
+            return None
+        said["names"] = _shorten(_names(inputs), 2)
+        return (
+            [(Q_INPUT_GRAD, "create-graph"), (Q_BOTH, "one-backward")],
+            "input-grad",
             said,
         )
 
@@ -1363,8 +1397,9 @@ class Report:
             said.append(
                 f"{_count(len(steps), 'optimizer step')} ({names})"
             )
-        if _running_step() and self.changed:
-            said.append(f"inside {_running_step()}.step()")
+        running = _running_step()
+        if running and self.changed:
+            said.append(f"inside {type(running).__name__}.step()")
         said = " and ".join(said) or "no optimizer step"
         if self.changed:
             n = _count(len(self.changed), "parameter")
@@ -1447,7 +1482,7 @@ def _running_step():
         if frame.f_code.co_name == "step" and isinstance(
             me, torch.optim.Optimizer
         ):
-            return type(me).__name__
+            return me
         frame = frame.f_back
     return None
 
@@ -1573,6 +1608,11 @@ def _parts(value):
 
 def _optimizers():
     found = {id(o): o for o in _STEPPED}
+    # A framework's first step, its closure running now: the optimizer
+    # has not stepped yet and sits deep in the framework's objects.
+    running = _running_step()
+    if running is not None:
+        found.setdefault(id(running), running)
     for _, value in _reachable(depth=2):
         if isinstance(value, torch.optim.Optimizer):
             found.setdefault(id(value), value)
@@ -1600,20 +1640,40 @@ def _names(leaves):
     found = {}
     for path, value in _reachable(depth=3):
         var = path.strip("`").split("` in ")[0]
+        # A framework keeps your model behind its private attributes
+        # (Lightning's trainer...._lightning_module): your class's name
+        # reads better than that path, a public path better than both.
+        hidden = "._" in var
         if isinstance(value, torch.nn.Module):
+            names = [(2 if hidden else 0, var)]
+            if hidden and _your_class(value):
+                names.append((1, type(value).__name__))
             for name, p in value.named_parameters():
                 if id(p) in leaves:
-                    found.setdefault(id(p), []).append(f"{var}.{name}")
+                    found.setdefault(id(p), []).extend(
+                        (rank, f"{v}.{name}") for rank, v in names
+                    )
         elif isinstance(value, torch.Tensor) and id(value) in leaves:
-            found.setdefault(id(value), []).append(var)
+            found.setdefault(id(value), []).append((2 * hidden, var))
     unnamed = "a tensor of shape {}"
     return sorted(
         # A module's parameter by its path before a loop's variable.
-        min(found[i], key=lambda name: ("." not in name, len(name)))
+        min(found[i], key=lambda n: ("." not in n[1], n[0], len(n[1])))[
+            1
+        ]
         if i in found
         else unnamed.format(tuple(t.shape))
         for i, t in leaves.items()
     )
+
+
+def _your_class(module):
+    """True if the module's class was written in your code."""
+    for value in vars(type(module)).values():
+        code = getattr(value, "__code__", None)
+        if code is not None:
+            return not _is_library(code.co_filename)
+    return False
 
 
 def _holders(nodes, roots, since):
