@@ -11,9 +11,12 @@ import urllib.parse
 import pytest
 import sitekit
 import support
+from axe_playwright_python.sync_playwright import Axe
 from page_tour import (
+    AXE_RUN,
     COLOR_OF,
     DESKTOP,
+    ONE_TOKEN_A_LOOK,
     PHONE,
     SCHEMES,
     SEARCH_READY,
@@ -22,6 +25,7 @@ from page_tour import (
     new_page,
     scheme_of,
     toggle_scheme,
+    violations_of,
 )
 from playwright.sync_api import expect
 from snippet_harness.pages import Site as Snippets
@@ -58,6 +62,32 @@ def test_no_serious_accessibility_violations(tour, scheme):
     # All of axe's rules ran in this scheme too, on some pages (the palette toggle's label).
     assert tour.full_runs[scheme] > 0, tour.full_runs
     assert not tour.violations[scheme], "axe-core found:\n" + "\n".join(tour.violations[scheme])
+
+
+def test_the_tour_checks_each_code_tokens_look_once_a_page(browser, site):
+    """The tour hides the code tokens whose look an earlier token of the page has (axe's colour
+    rules would take minutes on them): a token that looks unlike the others must still be
+    checked, even the page's last one, and the page must be whole again afterwards."""
+    page, watch = new_page(browser, site, viewport=DESKTOP)
+    goto(page, watch, site, SCENARIO)
+    page.evaluate(
+        """() => {
+          const words = [...document.querySelectorAll(".highlight code span")].filter(
+            (el) => !el.firstElementChild && /^\w{6,}$/.test(el.textContent));
+          words.at(-1).style.color = "#f0f0f0";
+        }"""
+    )
+    page.evaluate(Axe().axe_script)
+    page.evaluate(ONE_TOKEN_A_LOOK, True)
+    hidden = page.locator("[data-axe-same-look]").count()
+    page.evaluate(AXE_RUN, ["color-contrast"])
+    found = violations_of(page, SCENARIO)
+    page.evaluate(ONE_TOKEN_A_LOOK, False)
+    shown_again = page.locator("[data-axe-same-look]").count()
+    page.context.close()
+    assert hidden > 100, f"only {hidden} tokens shared a look on {SCENARIO}"
+    assert any("color-contrast" in f for f in found), found
+    assert shown_again == 0
 
 
 def test_no_page_scrolls_sideways_on_a_phone(tour):
