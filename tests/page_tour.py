@@ -46,7 +46,7 @@ AXE_COLOUR_RULES = '() => axe.getRules(["cat.color"]).map((rule) => rule.ruleId)
 # token whose look an earlier token of the page already has is hidden (visibility: layout and
 # every other element stay as they are, and axe skips hidden text): each look is still checked
 # on every page that has it. Called with false, it shows them all again.
-ONE_TOKEN_A_LOOK = """(hide) => {
+ONE_TOKEN_A_LOOK = r"""(hide) => {
   for (const el of document.querySelectorAll("[data-axe-same-look]")) {
     el.style.visibility = "";
     delete el.dataset.axeSameLook;
@@ -164,9 +164,27 @@ class Watch:
             self.errors.append(f"{self.where}: console error: {message.text}")
 
 
-def new_page(browser, site, **options):
+def new_page(browser, site, real_search: int | None = 1, **options):
+    """A tab in a context of its own, watched. Material's search worker fetches the whole
+    site's index and builds it anew on every page load, a core-second each here: after the
+    first `real_search` loads (None: all), the tab's worker gets the index cut to its first
+    page, from the same address and in the same format (a wrong address still fails). The
+    search tests search the real index."""
     context = browser.new_context(**options)
     watch = Watch(site.url).attach(context)
+    if real_search is not None:
+        left, small = [real_search], []
+
+        def index(route):
+            if left[0] > 0:
+                left[0] -= 1
+                return route.continue_()
+            if not small:
+                real = route.fetch().json()
+                small.append(json.dumps({**real, "docs": real["docs"][:1]}))
+            return route.fulfill(status=200, content_type="application/json", body=small[0])
+
+        context.route(f"{site.url}/search/search_index.json", index)
     return context.new_page(), watch
 
 

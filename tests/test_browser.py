@@ -71,7 +71,7 @@ def test_the_tour_checks_each_code_tokens_look_once_a_page(browser, site):
     page, watch = new_page(browser, site, viewport=DESKTOP)
     goto(page, watch, site, SCENARIO)
     page.evaluate(
-        """() => {
+        r"""() => {
           const words = [...document.querySelectorAll(".highlight code span")].filter(
             (el) => !el.firstElementChild && /^\w{6,}$/.test(el.textContent));
           words.at(-1).style.color = "#f0f0f0";
@@ -98,7 +98,7 @@ def test_no_page_scrolls_sideways_on_a_phone(tour):
 def search(browser, site):
     """The home page, opened once for every query: once the search index is in, the search
     hotkey opens the search dialog with the cursor in its box, which stays open."""
-    page, watch = new_page(browser, site, viewport=DESKTOP)
+    page, watch = new_page(browser, site, real_search=None, viewport=DESKTOP)
     goto(page, watch, site, "/")
     page.wait_for_function(SEARCH_READY)
     page.keyboard.press("/")
