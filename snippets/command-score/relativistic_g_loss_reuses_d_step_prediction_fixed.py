@@ -113,5 +113,5 @@ for i in range(3):
     real_A = real_B * (torch.rand(4, 1, 8, 8) > 0.25)  # masked input
     model.set_input(real_A, real_B)
     model.optimize_parameters()
-    print(f"iter {i}: loss_G {model.loss_G.item():.3f}, netG grad "
-          f"norm from the GAN loss {model.gan_grad_norm:.4f}")
+    print(f"iter {i}: loss_G {model.loss_G.item():.2f}, netG grad "
+          f"norm from the GAN loss {model.gan_grad_norm:.3f}")

@@ -109,4 +109,4 @@ for i in range(3):
     real_A = real_B * (torch.rand(4, 1, 8, 8) > 0.25)  # masked input
     model.set_input(real_A, real_B)
     model.optimize_parameters()
-    print(f"iter {i}: loss_G {model.loss_G.item():.3f}")
+    print(f"iter {i}: loss_G {model.loss_G.item():.2f}")
