@@ -78,8 +78,11 @@ class Float8Tensor(torch.Tensor):
         # This is a non-differentiable constructor!
         assert not data.requires_grad
         self = torch.Tensor._make_wrapper_subclass(
-            cls, data.size(), strides=data.stride(),
-            dtype=torch.float32, device=data.device,
+            cls,
+            data.size(),
+            strides=data.stride(),
+            dtype=torch.float32,
+            device=data.device,
             requires_grad=data.requires_grad,
         )
         self._data = data
@@ -112,32 +115,59 @@ class Float8Tensor(torch.Tensor):
 # float8_linear.py
 class float8_linear_no_bias(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x_fp8, w_fp8, fp8_s_out, fp8_s_dL_dX,
-                fp8_s_dL_dW, fp8_s_dL_dY):
+    def forward(
+        ctx,
+        x_fp8,
+        w_fp8,
+        fp8_s_out,
+        fp8_s_dL_dX,
+        fp8_s_dL_dW,
+        fp8_s_dL_dY,
+    ):
         ctx.save_for_backward(
-            x_fp8, w_fp8, fp8_s_dL_dX, fp8_s_dL_dW, fp8_s_dL_dY)
+            x_fp8, w_fp8, fp8_s_dL_dX, fp8_s_dL_dW, fp8_s_dL_dY
+        )
         res_bits = mm_float8(
-            x_fp8._data, x_fp8._scale, x_fp8._flavor,
-            w_fp8._data.t(), w_fp8._scale, w_fp8._flavor,
-            fp8_s_out, E4M3)
+            x_fp8._data,
+            x_fp8._scale,
+            x_fp8._flavor,
+            w_fp8._data.t(),
+            w_fp8._scale,
+            w_fp8._flavor,
+            fp8_s_out,
+            E4M3,
+        )
         return Float8Tensor(res_bits, fp8_s_out, E4M3)
 
     @staticmethod
     def backward(ctx, go):
-        x_fp8, w_fp8, fp8_s_dL_dX, fp8_s_dL_dW, fp8_s_dL_dY = \
+        x_fp8, w_fp8, fp8_s_dL_dX, fp8_s_dL_dW, fp8_s_dL_dY = (
             ctx.saved_tensors
+        )
         fp8_s_dL_dY.fill_(tensor_to_scale(go, E5M2))
         go_fp8 = Float8Tensor(
-            float32_to_float8(go * fp8_s_dL_dY, E5M2),
-            fp8_s_dL_dY, E5M2)
+            float32_to_float8(go * fp8_s_dL_dY, E5M2), fp8_s_dL_dY, E5M2
+        )
         dL_dX_bits = mm_float8(
-            go_fp8._data, go_fp8._scale, go_fp8._flavor,
-            w_fp8._data, w_fp8._scale, w_fp8._flavor,
-            fp8_s_dL_dX, E5M2)
+            go_fp8._data,
+            go_fp8._scale,
+            go_fp8._flavor,
+            w_fp8._data,
+            w_fp8._scale,
+            w_fp8._flavor,
+            fp8_s_dL_dX,
+            E5M2,
+        )
         dL_dW_bits = mm_float8(
-            x_fp8._data.t(), x_fp8._scale, x_fp8._flavor,
-            go_fp8._data, go_fp8._scale, go_fp8._flavor,
-            fp8_s_dL_dW, E5M2).t()
+            x_fp8._data.t(),
+            x_fp8._scale,
+            x_fp8._flavor,
+            go_fp8._data,
+            go_fp8._scale,
+            go_fp8._flavor,
+            fp8_s_dL_dW,
+            E5M2,
+        ).t()
         dL_dX = Float8Tensor(dL_dX_bits, fp8_s_dL_dX, E5M2)
         dL_dW = Float8Tensor(dL_dW_bits, fp8_s_dL_dW, E5M2)
         return dL_dX, dL_dW, None, None, None, None
@@ -161,10 +191,16 @@ class Float8Linear(torch.nn.Linear):
             x_fp8 = x
         self.fp8_s_weight.fill_(tensor_to_scale(self.weight, E4M3))
         w_fp8 = Float8Tensor.from_float32(
-            self.weight, self.fp8_s_weight, E4M3)
+            self.weight, self.fp8_s_weight, E4M3
+        )
         return float8_linear_no_bias.apply(
-            x_fp8, w_fp8, self.fp8_s_out, self.fp8_s_dL_dX,
-            self.fp8_s_dL_dW, self.fp8_s_dL_dY)
+            x_fp8,
+            w_fp8,
+            self.fp8_s_out,
+            self.fp8_s_dL_dX,
+            self.fp8_s_dL_dW,
+            self.fp8_s_dL_dY,
+        )
 
     @classmethod
     def from_float(cls, mod):
@@ -182,8 +218,10 @@ target = torch.randn(16, 4)
 for step in range(4):
     y = model(x)
     loss = ((y - target) ** 2).mean()
-    print(f"step {step}: loss {loss.item():.3f}, fp8_s_weight "
-          f"requires_grad {model.fp8_s_weight.requires_grad}")
+    print(
+        f"step {step}: loss {loss.item():.3f}, fp8_s_weight "
+        f"requires_grad {model.fp8_s_weight.requires_grad}"
+    )
     optimizer.zero_grad()
     loss.backward(retain_graph=True)
     optimizer.step()
