@@ -40,7 +40,8 @@ class LitMomentum(L.LightningModule):
         self.model = backbone
 
     def configure_optimizers(self):
-        return torch.optim.Adam(self.parameters(), lr=self.learning_rate)
+        lr = self.learning_rate
+        return torch.optim.Adam(self.parameters(), lr=lr)
 
     def forward(self, x, event, time):
         return self.model(x, event, time)
@@ -64,7 +65,9 @@ class LitMomentum(L.LightningModule):
 
 BATCH_SIZE = 100  # the example's 500, lowered: below 160 it fails
 FACTOR = 10  # batches kept in memory
-backbone = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 1))
+backbone = torch.nn.Sequential(
+    torch.nn.Flatten(), torch.nn.Linear(64, 1)
+)
 # --8<-- [start:fix]
 momentum = Momentum(
     backbone,

@@ -43,7 +43,8 @@ class LitMomentum(L.LightningModule):
         self.model = backbone
 
     def configure_optimizers(self):
-        return torch.optim.Adam(self.parameters(), lr=self.learning_rate)
+        lr = self.learning_rate
+        return torch.optim.Adam(self.parameters(), lr=lr)
 
     def forward(self, x, event, time):
         return self.model(x, event, time)
@@ -58,7 +59,9 @@ class LitMomentum(L.LightningModule):
 
 BATCH_SIZE = 100  # the example's 500, lowered: below 160 it fails
 FACTOR = 10  # batches kept in memory
-backbone = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 1))
+backbone = torch.nn.Sequential(
+    torch.nn.Flatten(), torch.nn.Linear(64, 1)
+)
 momentum = Momentum(
     backbone, neg_partial_log_likelihood, steps=FACTOR, rate=0.999
 )
