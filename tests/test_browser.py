@@ -198,7 +198,7 @@ SEARCH_TOP_THREE = {
     "fit_gpytorch_mll": "/libraries/botorch/#case-fit-gpytorch-mll-train-data-requires-grad",
     "pyro": "/libraries/pyro/",
     "Trace_ELBO": "/libraries/pyro/#case-pyrogp-svi-step-variational-memo",
-    "clear_cache": "/libraries/pyro/#case-spline-flow-cache-reused-after-step",
+    "TransformedDistribution": "/libraries/pyro/#case-spline-flow-cache-reused-after-step",
     "torch_geometric": "/libraries/torch-geometric/",
     "GNNExplainer": "/libraries/torch-geometric/#case-gnnexplainer-target-with-graph",
     "OperatorBC": "/libraries/deepxde/#case-ic-variable-inside-sin",
