@@ -228,6 +228,7 @@ SEARCH_TOP_THREE = {
     "fit_gpytorch_mll": "/libraries/botorch/#case-fit-gpytorch-mll-train-data-requires-grad",
     "pyro": "/libraries/pyro/",
     "Trace_ELBO": "/libraries/pyro/#case-pyrogp-svi-step-variational-memo",
+    "TransformedDistribution": "/libraries/pyro/#case-spline-flow-cache-reused-after-step",
     "torch_geometric": "/libraries/torch-geometric/",
     "GNNExplainer": "/libraries/torch-geometric/#case-gnnexplainer-target-with-graph",
     "OperatorBC": "/libraries/deepxde/#case-ic-variable-inside-sin",
@@ -251,6 +252,8 @@ SEARCH_TOP_THREE = {
     "past_key_values": "/libraries/transformers/",
     "pytorch-frame": "/libraries/pytorch-frame/",
     "TextEmbedderConfig": "/libraries/pytorch-frame/#case-text-embedder-output-with-graph",
+    "torchsurv": "/libraries/torchsurv/",
+    "neg_partial_log_likelihood": "/libraries/torchsurv/#case-momentum-batch-smaller-than-memory",
     "timm": "/libraries/#no-program",
 }
 
