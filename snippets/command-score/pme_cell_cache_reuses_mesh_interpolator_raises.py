@@ -114,7 +114,7 @@ for config in range(2):
     output = output.sum()
     output.backward()
     print(
-        f"config {config}: potential sum {output.item():.3f}, "
-        f"|dE/dpositions| {positions.grad.norm():.3f}, "
-        f"|dE/dcell| {cell.grad.norm():.3f}"
+        f"config {config}: potential sum {output.item():.3e}, "
+        f"|dE/dpositions| {positions.grad.norm():.3e}, "
+        f"|dE/dcell| {cell.grad.norm():.3e}"
     )
