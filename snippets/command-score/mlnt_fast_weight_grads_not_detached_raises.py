@@ -148,9 +148,7 @@ for batch_idx, (inputs, targets) in enumerate(train_loader):
             consistent_loss = consistent_criterion(logp_fast, p_tch)
             consistent_loss = consistent_loss * alpha / args.num_fast
             consistent_loss.backward()
-            print(
-                f"batch {batch_idx} noise {i}: consistency backward done"
-            )
+            print(f"batch {batch_idx} noise {i}: consistency backward")
 
     optimizer.step()  # Optimizer update
     print(f"batch {batch_idx}: class_loss {class_loss.item():.3f}")
