@@ -222,6 +222,8 @@ SEARCH_TOP_THREE = {
     "pytorch-frame": "/libraries/pytorch-frame/",
     "TextEmbedderConfig": "/libraries/pytorch-frame/#case-text-embedder-output-with-graph",
     "timm": "/libraries/#no-program",
+    "keras": "/libraries/keras/",
+    "CCTTokenizer": "/libraries/keras/#case-cct-position-embedding-built-eagerly",
 }
 
 
