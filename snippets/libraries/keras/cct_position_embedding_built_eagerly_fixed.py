@@ -22,8 +22,14 @@ class CCTTokenizer(layers.Layer):
         super().__init__(**kwargs)
         self.conv_model = keras.Sequential()
         self.conv_model.add(
-            layers.Conv2D(projection_dim, 3, 1, padding="valid",
-                          use_bias=False, activation="relu")
+            layers.Conv2D(
+                projection_dim,
+                3,
+                1,
+                padding="valid",
+                use_bias=False,
+                activation="relu",
+            )
         )
         self.conv_model.add(layers.ZeroPadding2D(1))
         self.conv_model.add(layers.MaxPool2D(3, 2, "same"))
@@ -32,8 +38,11 @@ class CCTTokenizer(layers.Layer):
         outputs = self.conv_model(images)
         return ops.reshape(
             outputs,
-            (-1, ops.shape(outputs)[1] * ops.shape(outputs)[2],
-             ops.shape(outputs)[-1]),
+            (
+                -1,
+                ops.shape(outputs)[1] * ops.shape(outputs)[2],
+                ops.shape(outputs)[-1],
+            ),
         )
 
     def positional_embedding(self, image_size):
@@ -57,6 +66,8 @@ class AddPositionEmbedding(layers.Layer):
     def call(self, encoded_patches):
         positions = ops.arange(start=0, stop=self.seq_length, step=1)
         return encoded_patches + self.pos_embed(positions)
+
+
 # --8<-- [end:fix]
 
 
@@ -103,8 +114,10 @@ def create_cct_model():
 class PrintLoss(keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         grad = embed.value.grad
-        print(f"batch {batch}: loss {logs['loss']:.3f}, position "
-              f"embedding grad nonzero: {bool(grad.abs().sum() > 0)}")
+        print(
+            f"batch {batch}: loss {logs['loss']:.3f}, position "
+            f"embedding grad nonzero: {bool(grad.abs().sum() > 0)}"
+        )
 
 
 rng = np.random.default_rng(0)
@@ -112,17 +125,29 @@ x_train = rng.uniform(0, 255, (8, image_size, image_size, 3))
 y_train = keras.utils.to_categorical(rng.integers(0, 3, 8), 3)
 
 model = create_cct_model()
-embed = next(w for w in model.trainable_weights
-             if w.path.endswith("embeddings"))
+embed = next(
+    w for w in model.trainable_weights if w.path.endswith("embeddings")
+)
 before = ops.convert_to_numpy(embed.value).copy()
 model.compile(
-    optimizer=keras.optimizers.AdamW(learning_rate=0.001,
-                                     weight_decay=0.0001),
-    loss=keras.losses.CategoricalCrossentropy(from_logits=True,
-                                              label_smoothing=0.1),
+    optimizer=keras.optimizers.AdamW(
+        learning_rate=0.001, weight_decay=0.0001
+    ),
+    loss=keras.losses.CategoricalCrossentropy(
+        from_logits=True, label_smoothing=0.1
+    ),
 )
-model.fit(x_train.astype("float32"), y_train, batch_size=4, epochs=1,
-          verbose=0, shuffle=False, callbacks=[PrintLoss()])
+model.fit(
+    x_train.astype("float32"),
+    y_train,
+    batch_size=4,
+    epochs=1,
+    verbose=0,
+    shuffle=False,
+    callbacks=[PrintLoss()],
+)
 after = ops.convert_to_numpy(embed.value)
-print("position embedding trained:",
-      bool(np.abs(after - before).max() > 1e-6))
+print(
+    "position embedding trained:",
+    bool(np.abs(after - before).max() > 1e-6),
+)

@@ -26,8 +26,14 @@ class CCTTokenizer(layers.Layer):
         super().__init__(**kwargs)
         self.conv_model = keras.Sequential()
         self.conv_model.add(
-            layers.Conv2D(projection_dim, 3, 1, padding="valid",
-                          use_bias=False, activation="relu")
+            layers.Conv2D(
+                projection_dim,
+                3,
+                1,
+                padding="valid",
+                use_bias=False,
+                activation="relu",
+            )
         )
         self.conv_model.add(layers.ZeroPadding2D(1))
         self.conv_model.add(layers.MaxPool2D(3, 2, "same"))
@@ -36,8 +42,11 @@ class CCTTokenizer(layers.Layer):
         outputs = self.conv_model(images)
         return ops.reshape(
             outputs,
-            (-1, ops.shape(outputs)[1] * ops.shape(outputs)[2],
-             ops.shape(outputs)[-1]),
+            (
+                -1,
+                ops.shape(outputs)[1] * ops.shape(outputs)[2],
+                ops.shape(outputs)[-1],
+            ),
         )
 
     def positional_embedding(self, image_size):
@@ -73,8 +82,12 @@ def create_cct_model():
     )
     positions = ops.arange(start=0, stop=seq_length, step=1)
     position_embeddings = pos_embed(positions)
-    print("position_embeddings:", type(position_embeddings).__name__,
-          "made by", position_embeddings.grad_fn.name())
+    print(
+        "position_embeddings:",
+        type(position_embeddings).__name__,
+        "made by",
+        position_embeddings.grad_fn.name(),
+    )
     encoded_patches += position_embeddings
     # One Transformer block.
     x1 = layers.LayerNormalization(epsilon=1e-5)(encoded_patches)
@@ -104,10 +117,19 @@ y_train = keras.utils.to_categorical(rng.integers(0, 3, 8), 3)
 
 model = create_cct_model()
 model.compile(
-    optimizer=keras.optimizers.AdamW(learning_rate=0.001,
-                                     weight_decay=0.0001),
-    loss=keras.losses.CategoricalCrossentropy(from_logits=True,
-                                              label_smoothing=0.1),
+    optimizer=keras.optimizers.AdamW(
+        learning_rate=0.001, weight_decay=0.0001
+    ),
+    loss=keras.losses.CategoricalCrossentropy(
+        from_logits=True, label_smoothing=0.1
+    ),
 )
-model.fit(x_train.astype("float32"), y_train, batch_size=4, epochs=1,
-          verbose=0, shuffle=False, callbacks=[PrintLoss()])
+model.fit(
+    x_train.astype("float32"),
+    y_train,
+    batch_size=4,
+    epochs=1,
+    verbose=0,
+    shuffle=False,
+    callbacks=[PrintLoss()],
+)
