@@ -224,6 +224,7 @@ SEARCH_TOP_THREE = {
     "timm": "/libraries/#no-program",
     "keras": "/libraries/keras/",
     "CCTTokenizer": "/libraries/keras/#case-cct-position-embedding-built-eagerly",
+    "TokenLearner": "/libraries/keras/#case-token-learner-position-embedding-helper",
 }
 
 
