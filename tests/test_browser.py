@@ -225,6 +225,7 @@ SEARCH_TOP_THREE = {
     "keras": "/libraries/keras/",
     "CCTTokenizer": "/libraries/keras/#case-cct-position-embedding-built-eagerly",
     "TokenLearner": "/libraries/keras/#case-token-learner-position-embedding-helper",
+    "FNetLayer": "/libraries/keras/#case-fnet-classifier-positional-encoding",
 }
 
 
