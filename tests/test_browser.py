@@ -255,6 +255,10 @@ SEARCH_TOP_THREE = {
     "torchsurv": "/libraries/torchsurv/",
     "neg_partial_log_likelihood": "/libraries/torchsurv/#case-momentum-batch-smaller-than-memory",
     "timm": "/libraries/#no-program",
+    "keras": "/libraries/keras/",
+    "CCTTokenizer": "/libraries/keras/#case-cct-position-embedding-built-eagerly",
+    "TokenLearner": "/libraries/keras/#case-token-learner-position-embedding-helper",
+    "FNetLayer": "/libraries/keras/#case-fnet-classifier-positional-encoding",
 }
 
 
