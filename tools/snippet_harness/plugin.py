@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,7 @@ def pytest_configure(config):
     # Installed in the venv, the plugin loads in every pytest run there; it acts on MkDocs
     # projects only.
     if (Path(config.rootpath) / "mkdocs.yml").is_file():
+        share_the_cores(config)
         workers = getattr(config.option, "numprocesses", None)
         if config.getoption("--bless") and (workers or hasattr(config, "workerinput")):
             # Each worker would rewrite the pages it ran, over the other's edits.
@@ -53,6 +55,16 @@ def pytest_configure(config):
         config.stash[RUNS] = []
         config.stash[BLESSED] = bless.Edits()
         config.stash[DESELECTED] = []
+
+
+def share_the_cores(config):
+    """An xdist worker of n takes its share of the cores for torch's thread pool, before torch
+    is imported, and passes it to the processes it starts (ranks, the diagnose command): with
+    every worker using every core, OpenMP's threads spin waiting on each other (a page's
+    scripts on two workers took 37 CPU seconds, 24 with one thread each)."""
+    workers = getattr(config, "workerinput", {}).get("workercount")
+    if workers and "OMP_NUM_THREADS" not in os.environ:
+        os.environ["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // workers))
 
 
 def script_runs(config) -> list[dict]:
