@@ -83,6 +83,7 @@ Q_HISTORY = (
 Q_CUT = "or stop at this step?"
 Q_SHOULD_TRAIN = "should {names} train? (no optimizer has it)"
 Q_NOT_TRAIN = "or is {value} a constant?"
+Q_LEFT_ALONE = "should {names} train? (the updates since left it alone)"
 Q_TRAINED_THERE = "should the backward at {line} train {names}?"
 Q_OTHER_MODEL = "is {value} a fixed input here (from another model)?"
 Q_TRAIN_THROUGH = "or should this loss also train {names} through it?"
@@ -1245,8 +1246,17 @@ class Report:
             and not self.changed
         ):
             # Updates came since and left the value's leaves alone:
-            # nothing trains them (labels made from fixed weights).
-            return "detach", "value", said
+            # fixed weights (labels made from them), or weights the
+            # updates never reach because nothing registered them (a
+            # framework's model that keeps a tensor built eagerly).
+            return (
+                [
+                    (Q_LEFT_ALONE, "recompute"),
+                    (Q_NOT_TRAIN, "detach"),
+                ],
+                "register",
+                said,
+            )
         trainers = _owners(set(self.only) | set(new), opts)
         if (
             self.only
