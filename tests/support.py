@@ -150,8 +150,10 @@ def broken_links(site: Path, contract: dict) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def copy_project(target: Path, extra=()) -> Path:
-    """What `mkdocs build` reads (and `extra` paths), copied under `target`, to edit freely."""
+def copy_project(target: Path, extra=(), pages=None) -> Path:
+    """What `mkdocs build` reads (and `extra` paths), copied under `target`, to edit freely.
+    `pages`: only these pages of docs/ (paths under it), no notebook: a build of the copy takes
+    a second instead of the whole site's, and warns of every link to a page left out."""
     names = ("docs", "snippets", "overrides", "tools", "mkdocs.yml", "requirements.txt")
     names += ("requirements-gallery.txt",)
     for name in (*names, "tested-torch-versions.txt", *extra):
@@ -160,6 +162,11 @@ def copy_project(target: Path, extra=()) -> Path:
             shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif source.is_file():
             shutil.copy2(source, target / name)
+    if pages is not None:
+        docs = target / "docs"
+        for page in [*docs.rglob("*.md"), *docs.rglob("*.ipynb")]:
+            if page.relative_to(docs).as_posix() not in pages:
+                page.unlink()
     return target
 
 
