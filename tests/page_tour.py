@@ -79,6 +79,17 @@ ONE_TOKEN_A_LOOK = r"""(hide) => {
   return seen.size;
 }"""
 
+# Visible as Playwright's is_visible() has it: a box with an area, and not visibility: hidden.
+VISIBLE_HTML = """(elements) => [elements.length, elements
+  .filter((e) => {
+    const box = e.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && getComputedStyle(e).visibility === "visible";
+  })
+  .map((e) => e.outerHTML.slice(0, 120))]"""
+# The costs page's plot, drawn for each colour scheme (snippets/costs/measure_costs.py), by the
+# end of the address Material shows it under.
+COSTS_PLOTS = {"light": "memory.png#only-light", "dark": "memory-dark.png#only-dark"}
+
 # Material's search widget says this until its worker has loaded and indexed the site.
 SEARCH_READY = """
   document.querySelector(".md-search-result__meta").textContent.trim() !== "Initializing search"
@@ -209,6 +220,31 @@ def goto(page, watch, site, url):
 
 
 SCHEMES = {"default": "light", "slate": "dark"}
+
+
+def on_paper(page) -> dict:
+    """What the page Chromium prints to the PDF shows on screen and in print media: its copy
+    and download buttons (each looked at in one call), and which of the costs plots shows on
+    paper in each colour scheme. Leaves the page in print media."""
+    buttons = page.locator("button, clipboard-copy, a.md-content__button")
+    plots = page.locator(".md-content img[src*='memory']")
+    count, on_screen = buttons.evaluate_all(VISIBLE_HTML)
+    page.emulate_media(media="print")
+    count_printed, printed = buttons.evaluate_all(VISIBLE_HTML)
+    shown = {}
+    for scheme, name in SCHEMES.items():
+        page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+        shown[name] = [
+            p.get_attribute("src").rsplit("/", 1)[-1] for p in plots.all() if p.is_visible()
+        ]
+    return {
+        "buttons": count,
+        "buttons_on_screen": len(on_screen),
+        "buttons_printed": count_printed,
+        "printed": printed,
+        "plots": plots.count(),
+        "plots_printed": shown,
+    }
 
 
 def scheme_of(page) -> str:

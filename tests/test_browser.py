@@ -15,10 +15,10 @@ from axe_playwright_python.sync_playwright import Axe
 from page_tour import (
     AXE_RUN,
     COLOR_OF,
+    COSTS_PLOTS,
     DESKTOP,
     ONE_TOKEN_A_LOOK,
     PHONE,
-    SCHEMES,
     SEARCH_READY,
     Site,
     goto,
@@ -410,34 +410,6 @@ def test_every_scenario_shows_its_fix_on_the_first_screen(browser, site, device)
     assert not problems, f"{device}:\n" + "\n".join(problems)
 
 
-# Visible as Playwright's is_visible() has it: a box with an area, and not visibility: hidden.
-VISIBLE_HTML = """(elements) => [elements.length, elements
-  .filter((e) => {
-    const box = e.getBoundingClientRect();
-    return box.width > 0 && box.height > 0 && getComputedStyle(e).visibility === "visible";
-  })
-  .map((e) => e.outerHTML.slice(0, 120))]"""
-
-
-def test_no_buttons_on_paper(browser, site):
-    """The page Chromium prints to the PDF, in print media: no copy or download button shows,
-    neither Material's nor the notebook's. Every button is looked at in one call."""
-    page, watch = new_page(browser, site, viewport=DESKTOP)
-    goto(page, watch, site, "/print_page/")
-    buttons = page.locator("button, clipboard-copy, a.md-content__button")
-    count, on_screen = buttons.evaluate_all(VISIBLE_HTML)
-    assert count > 10, "no buttons found on the print page: the test looks wrong"
-    assert on_screen, "no button shows on screen either: the visibility test looks wrong"
-    page.emulate_media(media="print")
-    count_printed, shown = buttons.evaluate_all(VISIBLE_HTML)
-    assert count_printed == count
-    assert not shown, "buttons printed on paper:\n" + "\n".join(shown)
-    page.context.close()
-
-
-# The costs page's plot, drawn for each colour scheme (snippets/costs/measure_costs.py), by the
-# end of the address Material shows it under.
-COSTS_PLOTS = {"light": "memory.png#only-light", "dark": "memory-dark.png#only-dark"}
 # An image's width as loaded, its top left pixel as its file has it, and the page's background.
 CORNER = """(img) => {
   const canvas = document.createElement("canvas");
@@ -452,8 +424,7 @@ CORNER = """(img) => {
 
 def test_the_costs_plot_shows_the_one_drawn_for_the_colour_scheme(browser, site):
     """In each colour scheme one plot shows on the costs page: the one drawn for it, loaded, on
-    the page's own background. On paper, from the print page (what the PDF prints) in either
-    scheme, the light one alone: Material prints the dark scheme in the light one's colours."""
+    the page's own background. (On paper: tests/test_offline.py, on the page the PDF prints.)"""
     page, watch = new_page(browser, site, viewport=DESKTOP)
     goto(page, watch, site, "/costs/")
     plots = page.locator(".md-content img[src*='memory']")
@@ -470,12 +441,6 @@ def test_the_costs_plot_shows_the_one_drawn_for_the_colour_scheme(browser, site)
         width, corner, background = drawn.evaluate(CORNER)
         assert width > 0, f"{plot} did not load"
         assert corner == background, f"{scheme}: {plot}'s corner {corner} on a {background} page"
-    goto(page, watch, site, "/print_page/")
-    expect(plots).to_have_count(len(COSTS_PLOTS))
-    page.emulate_media(media="print")
-    for scheme in SCHEMES:
-        page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
-        assert shown() == [COSTS_PLOTS["light"]], f"printed from the {SCHEMES[scheme]} scheme"
     page.context.close()
     assert not watch.failed, "\n".join(watch.failed)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import sitekit
 import support
+from page_tour import COSTS_PLOTS, on_paper
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from support import ROOT
 
@@ -24,11 +25,17 @@ RESULTS_SHOWN = """
 PDF_NAME = sitekit.pdf_name(sitekit.load_config(ROOT)["site_name"])
 
 
+# What the printed page showed (page_tour.on_paper), read while the PDF fixture had it open.
+PAPER = {}
+
+
 @pytest.fixture(scope="module")
 def built(built_site, offline_site, browser) -> Path:
     """`make pdf`'s PDF and offline zip, made as scripts/make_pdf.py makes them (sitekit's
     package()) from the session's builds, into the session's site: where CI publishes them."""
-    sitekit.package(built_site, offline_site, browser, project=ROOT)
+    sitekit.package(
+        built_site, offline_site, browser, project=ROOT, look=lambda p: PAPER.update(on_paper(p))
+    )
     return built_site
 
 
@@ -63,6 +70,23 @@ def test_pdf_opens_with_pages_and_bookmarks(pdf):
     assert int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1)) > 1
     titles = [text for _, text in _bookmarks(pdf)]
     assert "Contents" in titles and len(titles) > 50, titles[:10]
+
+
+def test_no_buttons_on_paper(built):
+    """The page Chromium prints to the PDF, in print media: no copy or download button shows,
+    neither Material's nor the notebook's."""
+    assert PAPER["buttons"] > 10, "no buttons found on the print page: the test looks wrong"
+    assert PAPER["buttons_on_screen"], "no button shows on screen either: the test looks wrong"
+    assert PAPER["buttons_printed"] == PAPER["buttons"]
+    assert not PAPER["printed"], "buttons printed on paper:\n" + "\n".join(PAPER["printed"])
+
+
+def test_paper_shows_the_light_costs_plot_in_either_scheme(built):
+    """From either colour scheme the printed page shows the plot drawn for the light one alone:
+    Material prints the dark scheme in the light one's colours."""
+    assert PAPER["plots"] == len(COSTS_PLOTS)
+    for scheme, shown in PAPER["plots_printed"].items():
+        assert shown == [COSTS_PLOTS["light"]], f"printed from the {scheme} scheme: {shown}"
 
 
 def test_title_page_names_site_torch_and_date(pdf):

@@ -227,9 +227,11 @@ def browser():
 MERMAID_DRAWN = "!document.querySelector('pre.mermaid')"
 
 
-def print_pdf(chromium, html: Path, pdf: Path, timeout_ms: int = 60_000):
+def print_pdf(chromium, html: Path, pdf: Path, timeout_ms: int = 60_000, look=None):
     """Print one page to `pdf` as Chromium's print dialog would with the page's own @page size
-    and margins: no header or footer line, the headings as the PDF's bookmarks (outline)."""
+    and margins: no header or footer line, the headings as the PDF's bookmarks (outline).
+    `look(page)`, if given, is called on the printed page once the PDF is written (the tests
+    check what paper shows without loading the page, the site's largest, a second time)."""
     pdf.parent.mkdir(parents=True, exist_ok=True)
     page = chromium.new_page()
     try:
@@ -243,6 +245,8 @@ def print_pdf(chromium, html: Path, pdf: Path, timeout_ms: int = 60_000):
             outline=True,
             tagged=True,
         )
+        if look is not None:
+            look(page)
     finally:
         page.close()
 
@@ -283,15 +287,17 @@ def label_sizes(site: Path, files: dict[str, Path]):
             partial.replace(page)
 
 
-def package(site_dir: Path, offline_dir: Path, chromium=None, project: Path = ROOT) -> list[Path]:
+def package(
+    site_dir: Path, offline_dir: Path, chromium=None, project: Path = ROOT, look=None
+) -> list[Path]:
     """Into a built site, from the offline build (OFFLINE=true) of the same sources: the PDF,
-    printed from the offline build's print page, and the offline copy, that PDF included,
-    zipped. Without `chromium`, only the zip. Returns the files written."""
+    printed from the offline build's print page (`look`: print_pdf's), and the offline copy,
+    that PDF included, zipped. Without `chromium`, only the zip. Returns the files written."""
     site_name = load_config(project)["site_name"]
     written = {}
     if chromium is not None:
         pdf = site_dir / "pdf" / pdf_name(site_name)
-        print_pdf(chromium, offline_dir / "print_page.html", pdf)
+        print_pdf(chromium, offline_dir / "print_page.html", pdf, look=look)
         (offline_dir / "pdf").mkdir(exist_ok=True)
         shutil.copy(pdf, offline_dir / "pdf" / pdf.name)
         written["pdf"] = pdf
