@@ -22,6 +22,8 @@ from playwright.sync_api import expect
 from sitekit import MERMAID_DRAWN
 
 DESKTOP = {"width": 1280, "height": 800}
+# A laptop's first screen: the tour's window, in which every scenario page must show its fix.
+LAPTOP = {"width": 1366, "height": 900}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 # What axe must not find; moderate and minor findings are not failures.
 BLOCKING = ("serious", "critical")
@@ -89,6 +91,26 @@ VISIBLE_HTML = """(elements) => [elements.length, elements
 # The costs page's plot, drawn for each colour scheme (snippets/costs/measure_costs.py), by the
 # end of the address Material shows it under.
 COSTS_PLOTS = {"light": "memory.png#only-light", "dark": "memory-dark.png#only-dark"}
+
+# The first code block of the article: its code, where it lies, its title, its highlighted
+# lines, and the tags between the h1 and it.
+FIRST_BLOCK = """() => {
+  const block = document.querySelector("article div.highlight");
+  if (!block) return null;
+  const box = block.getBoundingClientRect();
+  const before = [];
+  for (let e = document.querySelector("article h1"); e && e !== block; e = e.nextElementSibling)
+    before.push(e.tagName);
+  return {
+    code: block.querySelector("code").textContent,
+    title: block.querySelector(".filename")?.textContent ?? "",
+    highlighted: block.querySelectorAll(".hll").length,
+    before: before.join(" "),
+    top: box.top, bottom: box.bottom, left: box.left, right: box.right,
+    headerBottom: document.querySelector(".md-header").getBoundingClientRect().bottom,
+    width: innerWidth, height: innerHeight,
+  };
+}"""
 
 # Material's search widget says this until its worker has loaded and indexed the site.
 SEARCH_READY = """
@@ -277,11 +299,12 @@ def violations_of(page, url) -> list[str]:
 
 def sideways(page, url) -> list[str]:
     """Whether the page scrolls sideways in a phone-wide window."""
+    window = page.viewport_size
     page.set_viewport_size(PHONE["viewport"])
     width, client, scroll = page.evaluate(
         "[innerWidth, document.documentElement.clientWidth, document.documentElement.scrollWidth]"
     )
-    page.set_viewport_size(DESKTOP)
+    page.set_viewport_size(window)
     if width != PHONE["viewport"]["width"] or scroll > min(width, client):
         return [f"{url}: {scroll} px of content in a {width} px wide window"]
     return []
@@ -302,6 +325,7 @@ class Tour:
     misleading: list[str]  # a wrong fix, a Raises or an Output that does not look like one
     wrong_fix_sections: int
     raises_fences: int
+    first_blocks: dict  # per scenario page, FIRST_BLOCK as the page opened on a laptop
 
 
 def run_tour(browser, site: Site) -> Tour:
@@ -311,11 +335,11 @@ def run_tour(browser, site: Site) -> Tour:
     page opens in the scheme it ended with: the full run alternates between the schemes.
     Then the tab is narrowed to a phone's 390 px: same CSS, without loading every page again
     (tests/test_browser.py's drawer test emulates a phone in full)."""
-    tabs = [new_page(browser, site, viewport=DESKTOP) for _ in range(2)]
+    tabs = [new_page(browser, site, viewport=LAPTOP) for _ in range(2)]
     axe_source = Axe().axe_script
     violations, overflow, colour_rules = {"light": [], "dark": []}, [], None
     full_runs = {"light": 0, "dark": 0}
-    misleading, counts = [], [0, 0]
+    misleading, counts, first_blocks = [], [0, 0], {}
 
     def look(page, url):
         sections, raises, wrong = page.evaluate(MISLEADING)
@@ -326,6 +350,9 @@ def run_tour(browser, site: Site) -> Tour:
         pairs = list(zip(batch, tabs, strict=False))
         for url, (page, watch) in pairs:
             goto(page, watch, site, url)
+            if url.startswith("/scenarios/") and url != "/scenarios/":
+                # The first screen, before anything scrolls it (axe does).
+                first_blocks[url] = page.evaluate(FIRST_BLOCK)
             page.evaluate(axe_source)
             page.evaluate(ONE_TOKEN_A_LOOK, True)
             page.evaluate(AXE_RUN, None)
@@ -369,6 +396,7 @@ def run_tour(browser, site: Site) -> Tour:
         misleading=misleading,
         wrong_fix_sections=counts[0],
         raises_fences=counts[1],
+        first_blocks=first_blocks,
     )
 
 

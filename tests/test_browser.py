@@ -17,6 +17,7 @@ from page_tour import (
     COLOR_OF,
     COSTS_PLOTS,
     DESKTOP,
+    FIRST_BLOCK,
     ONE_TOKEN_A_LOOK,
     PHONE,
     SEARCH_READY,
@@ -349,65 +350,57 @@ def _python_blocks(url: str) -> list:
     return blocks
 
 
-# A laptop's and a phone's first screen.
-FIRST_SCREENS = {"desktop": {"viewport": {"width": 1366, "height": 900}}, "phone": PHONE}
-# The first code block of the article: its code, where it lies, its title, its highlighted
-# lines, and the tags between the h1 and it.
-FIRST_BLOCK = """() => {
-  const block = document.querySelector("article div.highlight");
-  if (!block) return null;
-  const box = block.getBoundingClientRect();
-  const before = [];
-  for (let e = document.querySelector("article h1"); e && e !== block; e = e.nextElementSibling)
-    before.push(e.tagName);
-  return {
-    code: block.querySelector("code").textContent,
-    title: block.querySelector(".filename")?.textContent ?? "",
-    highlighted: block.querySelectorAll(".hll").length,
-    before: before.join(" "),
-    top: box.top, bottom: box.bottom, left: box.left, right: box.right,
-    headerBottom: document.querySelector(".md-header").getBoundingClientRect().bottom,
-    width: innerWidth, height: innerHeight,
-  };
-}"""
+def _first_screen_problems(url: str, found: dict | None) -> list[str]:
+    """What keeps a scenario page from opening on its fix: the symptom in one paragraph under
+    the h1, then the page's first python block, an excerpt of a tested script with its changed
+    lines highlighted and a title that starts with "Fix", wholly on the first screen (below
+    the sticky header, inside the window)."""
+    first = _python_blocks(url)[0]
+    problems = []
+    if first.excerpt is None or not first.hl_lines:
+        problems.append(f"{url}: the first python block is not an excerpt with hl_lines")
+    if found is None or found["code"].strip() != first.code.strip():
+        return [*problems, f"{url}: the first code block is not the first python block"]
+    inside = (
+        found["top"] >= found["headerBottom"] - 1
+        and found["bottom"] <= found["height"]
+        and found["left"] >= 0
+        and found["right"] <= found["width"]
+    )
+    box = {k: round(found[k]) for k in ("top", "bottom", "left", "right", "width", "height")}
+    if not inside:
+        problems.append(f"{url}: the fix is not on the first screen: {box}")
+    if not found["title"].startswith("Fix"):
+        problems.append(f"{url}: the first code block's title is {found['title']!r}")
+    if not found["highlighted"]:
+        problems.append(f"{url}: the fix has no highlighted line")
+    if found["before"] != "H1 P":
+        problems.append(f"{url}: between the h1 and the fix: {found['before']}")
+    return problems
 
 
-@pytest.mark.parametrize("device", FIRST_SCREENS)
-def test_every_scenario_shows_its_fix_on_the_first_screen(browser, site, device):
-    """Every scenario page opens, on load, with the symptom in one paragraph under the h1 and
-    then the fix: the page's first python block, an excerpt of a tested script with its changed
-    lines highlighted and a title that starts with "Fix", wholly on the first screen (below the
-    sticky header, inside the window)."""
+def _scenario_pages(site) -> list[str]:
     urls = [u for u in site.pages if u.startswith("/scenarios/") and u != "/scenarios/"]
     assert len(urls) >= 25, urls
-    page, watch = new_page(browser, site, **FIRST_SCREENS[device])
+    return urls
+
+
+def test_every_scenario_shows_its_fix_on_a_laptops_first_screen(tour, site):
+    """Read by the tour, whose window is a laptop's (1366 by 900), as each page opened."""
+    urls = _scenario_pages(site)
+    assert sorted(tour.first_blocks) == sorted(urls)
+    problems = [p for url in urls for p in _first_screen_problems(url, tour.first_blocks[url])]
+    assert not problems, "laptop:\n" + "\n".join(problems)
+
+
+def test_every_scenario_shows_its_fix_on_a_phones_first_screen(browser, site):
+    page, watch = new_page(browser, site, **PHONE)
     problems = []
-    for url in urls:
-        first = _python_blocks(url)[0]
-        if first.excerpt is None or not first.hl_lines:
-            problems.append(f"{url}: the first python block is not an excerpt with hl_lines")
+    for url in _scenario_pages(site):
         goto(page, watch, site, url)
-        found = page.evaluate(FIRST_BLOCK)
-        if found is None or found["code"].strip() != first.code.strip():
-            problems.append(f"{url}: the first code block is not the first python block")
-            continue
-        inside = (
-            found["top"] >= found["headerBottom"] - 1
-            and found["bottom"] <= found["height"]
-            and found["left"] >= 0
-            and found["right"] <= found["width"]
-        )
-        box = {k: round(found[k]) for k in ("top", "bottom", "left", "right", "width", "height")}
-        if not inside:
-            problems.append(f"{url}: the fix is not on the first screen: {box}")
-        if not found["title"].startswith("Fix"):
-            problems.append(f"{url}: the first code block's title is {found['title']!r}")
-        if not found["highlighted"]:
-            problems.append(f"{url}: the fix has no highlighted line")
-        if found["before"] != "H1 P":
-            problems.append(f"{url}: between the h1 and the fix: {found['before']}")
+        problems += _first_screen_problems(url, page.evaluate(FIRST_BLOCK))
     page.context.close()
-    assert not problems, f"{device}:\n" + "\n".join(problems)
+    assert not problems, "phone:\n" + "\n".join(problems)
 
 
 # An image's width as loaded, its top left pixel as its file has it, and the page's background.
