@@ -124,9 +124,11 @@ def _results(page, query: str, n: int = 1) -> list[str]:
         box.press_sequentially(query)
         expect(box).to_have_value(query)
         expect(results.locator("a").first).to_be_visible()
-        # Results follow each key; wait until the list stops changing.
+        # Results follow each key, a query at a time; wait until the list stops changing for
+        # 600 ms (at 300 ms a prefix's results, the same for several keys, passed for the
+        # query's while the search worker worked through the queue).
         seen, same = None, 0
-        while same < 3:
+        while same < 6:
             hrefs = results.evaluate_all(
                 f"items => items.slice(0, {n}).map(i => [...i.querySelectorAll('a')]"
                 ".map(a => a.href))"
