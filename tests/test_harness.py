@@ -1,6 +1,7 @@
 """The harness must fail, loudly and precisely, whenever a page and its code disagree."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from snippet_harness.plugin import TORCH
+from snippet_harness.plugin import TORCH, share_the_cores
 
 MKDOCS_YML = """\
 site_name: harness test
@@ -952,3 +953,19 @@ def test_every_snippet_has_lines_of_its_own():
         run = " ".join(run.split())
         assert run in squashed[p]
         assert everything.count(run) == squashed[p].count(run), p
+
+
+@pytest.mark.parametrize(("cores", "workers", "threads"), [(2, 2, "1"), (8, 2, "4"), (1, 2, "1")])
+def test_an_xdist_worker_takes_its_share_of_the_cores(monkeypatch, cores, workers, threads):
+    """Each worker's torch (and every process it starts) gets cores // workers threads, at
+    least one; a setting the user made stays, and a run without workers changes nothing."""
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    share_the_cores(type("Config", (), {})())
+    assert "OMP_NUM_THREADS" not in os.environ
+    worker = type("Config", (), {"workerinput": {"workercount": workers}})()
+    share_the_cores(worker)
+    assert os.environ["OMP_NUM_THREADS"] == threads
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    share_the_cores(worker)
+    assert os.environ["OMP_NUM_THREADS"] == "3"

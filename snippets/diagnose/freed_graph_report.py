@@ -1258,11 +1258,18 @@ class Report:
                 said,
             )
         trainers = _owners(set(self.only) | set(new), opts)
-        if (
-            self.only
-            and len(trainers) <= 1
-            and not self._new_forward(by)
-        ):
+        if self.only and len(trainers) <= 1:
+            if self._new_forward(by):
+                # A new forward took in the kept value: one backward of
+                # the two losses' sum cannot be had.
+                return (
+                    [
+                        (Q_TARGET, "detach"),
+                        (Q_CACHE, "recompute"),
+                    ],
+                    "value",
+                    said,
+                )
             # One update (or none) for everything here: no loss of the
             # two is another optimizer's; one pass gives both.
             asked = self._input_grad_asked(by, trained, mine, said)
