@@ -4,8 +4,8 @@ The Output fences were blessed on one machine and are checked on every reader's 
 torch picks its CPU kernels (and MKL and oneDNN theirs) by what the processor offers, and they
 round differently: moving from an AVX2 machine to an AVX-512 one changed three printed values
 in their last digit, and an LBFGS line search ended one closure call sooner. So every script
-but the 14 that start processes (DDP, about 30 s more per run; they passed both settings when
-this test was written) is also run and checked against its page with the kernels of two older
+but the 14 that start processes (DDP; they passed both settings when this test was written) is
+also run and checked against its page with the kernels of two older
 x86 machines: AVX2, and SSE4 only. A script whose result turns on the last digits prints fewer.
 """
 
@@ -54,3 +54,18 @@ def test_every_page_prints_the_same_with_another_cpus_kernels(kernels):
         text=True,
     )
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+
+
+def test_the_ranks_start_where_there_is_no_fork():
+    """The DDP and FSDP scripts' launcher forks its ranks; on Windows, which has no fork, it
+    starts the script twice more instead. Here that path runs on a Python without os.fork."""
+    launcher = ROOT / "snippets/scenarios/ddp/two_ranks.py"
+    no_fork = (
+        "import os, runpy, sys; del os.fork; sys.argv = sys.argv[1:]; "
+        "runpy.run_path(sys.argv[0], run_name='__main__')"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", no_fork, str(launcher)], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout == "rank 0 of 2: process group up\nrank 1 of 2: process group up\n"
