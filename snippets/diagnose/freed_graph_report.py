@@ -870,7 +870,7 @@ class Report:
         self.freed_by = self._freed_by()
         self.through, self.only, self.unowned = {}, {}, {}
         self.changed, self.replaced, self.by_hand = [], [], []
-        self.holders, self.order = [], None
+        self.holders, self.order, self.trained = [], None, set()
         self.family, self.where, self.said = self._decide()
 
     # The facts.
@@ -1021,6 +1021,7 @@ class Report:
         opts = [o for o in _optimizers() if _owners(both, [o])]
         every = _optimizers()
         trained = _owned(opts) if opts else set(both)
+        self.trained = trained
         new, old = self.leaves_new, self.leaves_old
         self.through = {i: t for i, t in old.items() if i in trained}
         self.only = {
@@ -1390,6 +1391,13 @@ class Report:
             out.append(f"  {by.kind}{caller}, {ago}")
             if self.caller:
                 out.append(f"  this backward: called by {self.caller}")
+            inputs = not reused and self._input_grads(by, self.trained)
+            if self.family and inputs:
+                names = _shorten(_names(inputs))
+                out.append(
+                    f"  wrote .grad into: {names} "
+                    "(owned by no optimizer)"
+                )
             if self.family and self.order:
                 out.append(f"order:    {_ORDER[self.order]}")
             out.append(f"since:    {self._steps_since(by)}")
@@ -1404,6 +1412,19 @@ class Report:
         if self.family and self.unowned:
             names = _shorten(_names(self.unowned))
             out.append(f"  and owned by no optimizer: {names}")
+        if self.family and self.order == "after":
+            own = {
+                i: t
+                for i, t in self.leaves_new.items()
+                if i in self.trained
+            }
+            names = _shorten(_names(own))
+            out.append(
+                f"outside it: {names} (this loss trains them without "
+                "the value)"
+                if own
+                else "outside it: nothing an optimizer trains"
+            )
         return out + self.verdict()
 
     def _steps_since(self, by):
