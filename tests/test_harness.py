@@ -546,15 +546,20 @@ def test_no_script_changes_the_next_ones_result(project):
 
 
 def test_a_librarys_global_state_does_not_reach_the_next_script(project):
-    """Pyro keeps parameters in a process-wide store, which pyro.module() reads back, and
-    accelerate keeps its settings in singletons: a script that runs after another must find
-    both as `python script.py` does."""
+    """Pyro keeps parameters in a process-wide store, which pyro.module() reads back,
+    accelerate keeps its settings in singletons, and Keras numbers its layers' names by a
+    process-wide counter: a script that runs after another must find all three as `python
+    script.py` does."""
     project.snippet(
         "a/registers.py",
         "import pyro, torch\n"
         'pyro.param("scale", torch.ones(1))\n'
         "from accelerate import Accelerator\n"
         "Accelerator(cpu=True, gradient_accumulation_steps=4)\n"
+        "import os\n"
+        'os.environ["KERAS_BACKEND"] = "torch"\n'
+        "import keras\n"
+        "keras.layers.Dense(2)\n"
         'print("registered")\n',
     )
     project.snippet(
@@ -562,7 +567,9 @@ def test_a_librarys_global_state_does_not_reach_the_next_script(project):
         "import pyro\n"
         "print(list(pyro.get_param_store().keys()))\n"
         "from accelerate.state import AcceleratorState, GradientState\n"
-        "print(bool(AcceleratorState._shared_state), bool(GradientState._shared_state))\n",
+        "print(bool(AcceleratorState._shared_state), bool(GradientState._shared_state))\n"
+        "import keras\n"
+        "print(keras.layers.Dense(2).name)\n",
     )
     project.page(
         include("a/registers.py")
@@ -571,7 +578,7 @@ def test_a_librarys_global_state_does_not_reach_the_next_script(project):
         + "\n"
         + include("a/reads.py")
         + "\n"
-        + fence('text title="Output"', "[]\nFalse False")
+        + fence('text title="Output"', "[]\nFalse False\ndense")
     )
     project.run().assert_outcomes(passed=2)
 
