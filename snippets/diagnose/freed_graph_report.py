@@ -23,12 +23,14 @@ explains its rules.
 """
 
 import contextlib
+import functools
 import linecache
 import os
 import re
 import runpy
 import sys
 import sysconfig
+import types
 import warnings
 import weakref
 from collections import deque
@@ -1607,6 +1609,12 @@ def _reachable(depth=3, budget=20000):
         ]
 
 
+_ROUTINES = (
+    types.FunctionType,
+    types.MethodType,
+    types.BuiltinFunctionType,
+    functools.partial,
+)
 # nn.Module's own bookkeeping (hooks, flags, the three dicts above).
 _MODULE_OWN = set(vars(torch.nn.Module()))
 
@@ -1637,7 +1645,9 @@ def _parts(value):
                     k = public
                 parts[k] = v
             return [(f".{k}", v) for k, v in parts.items()]
-        if isinstance(value, (type, type(os))) or callable(value):
+        # Functions and methods hold nothing of yours to name; an
+        # object with a __call__ (a library's calculator) does.
+        if isinstance(value, (type, type(os), *_ROUTINES)):
             return []
         return [(f".{k}", v) for k, v in vars(value).items()]
     except (TypeError, ReferenceError):  # no __dict__, or a dead proxy
@@ -1692,7 +1702,9 @@ def _names(leaves):
                         (rank, f"{v}.{name}") for rank, v in names
                     )
         elif isinstance(value, torch.Tensor) and id(value) in leaves:
-            found.setdefault(id(value), []).append((2 * hidden, var))
+            # After any module's path: a parameter kept by another
+            # object too (a distribution's `loc`) is the module's.
+            found.setdefault(id(value), []).append((3 + hidden, var))
     unnamed = "a tensor of shape {}"
     return sorted(
         # A module's parameter by its path before a loop's variable.
