@@ -91,7 +91,9 @@ class DDPModel(nn.Module):
                 self.args.latent_channel_size,
                 self.device,
             )
-            fake_img, stylecode = self.generator(z, return_stylecode=True)
+            fake_img, stylecode = self.generator(
+                z, return_stylecode=True
+            )
             fake_pred = self.discriminator(fake_img)
             adv_loss = g_nonsaturating_loss(fake_pred)
             fake_img = fake_img.detach()
@@ -128,6 +130,22 @@ def grad_norm(module):
     return sum(p.grad.norm() ** 2 for p in module.parameters()) ** 0.5
 
 
+def separate_grads_match(module, rng):
+    """The same G step without DDP: each loss's own gradient."""
+    torch.set_rng_state(rng)
+    adv_loss, w_rec_loss, _ = module(None, "G")
+    g_params = list(module.generator.parameters())
+    e_params = list(module.encoder.parameters())
+    g_ref = torch.autograd.grad(
+        adv_loss.mean() * args.lambda_adv_loss, g_params
+    )
+    e_ref = torch.autograd.grad(
+        w_rec_loss.mean() * args.lambda_w_rec_loss, e_params
+    )
+    pairs = zip(g_params + e_params, g_ref + e_ref)
+    return all(torch.allclose(p.grad, r) for p, r in pairs)
+
+
 def train(fix):
     torch.manual_seed(0)
     model = DDPModel("cpu", args)
@@ -145,6 +163,7 @@ def train(fix):
     for i in range(3):
         real_img = train_images[i]
 
+        rng = torch.get_rng_state()
         adv_loss, w_rec_loss, stylecode = model(None, "G")
         adv_loss = adv_loss.mean()
         g_loss = adv_loss * args.lambda_adv_loss
@@ -156,10 +175,12 @@ def train(fix):
             (g_loss + w_rec_loss * args.lambda_w_rec_loss).backward()
             gather_grad(g_module.parameters(), world_size)
             gather_grad(e_module.parameters(), world_size)
+            # --8<-- [end:fix]
+            same = separate_grads_match(model.module, rng)
             g_optim.step()
             e_optim.step()
-            # --8<-- [end:fix]
         else:  # a second forward for the encoder loss
+            same = "n/a"
             g_optim.zero_grad()
             g_loss.backward()
             gather_grad(g_module.parameters(), world_size)
@@ -169,10 +190,13 @@ def train(fix):
             e_optim.zero_grad()
             (w_rec_loss * args.lambda_w_rec_loss).backward()
             e_optim.step()
-        print(f"  iter {i}: g_loss {g_loss.item():.3f}, "
-              f"w_rec_loss {w_rec_loss.item():.3f}, "
-              f"G grad {grad_norm(g_module):.3f}, "
-              f"E grad {grad_norm(e_module):.3f}")
+        print(
+            f"  iter {i}: g_loss {g_loss.item():.3f}, "
+            f"w_rec_loss {w_rec_loss.item():.3f}, "
+            f"G grad {grad_norm(g_module):.3f}, "
+            f"E grad {grad_norm(e_module):.3f}, "
+            f"same as two separate backwards: {same}"
+        )
 
         requires_grad(model.module.discriminator, True)
         d_loss, indomainGAN_D_loss = model(real_img, "D")

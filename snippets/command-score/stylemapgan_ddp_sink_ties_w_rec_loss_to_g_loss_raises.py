@@ -91,7 +91,9 @@ class DDPModel(nn.Module):
                 self.args.latent_channel_size,
                 self.device,
             )
-            fake_img, stylecode = self.generator(z, return_stylecode=True)
+            fake_img, stylecode = self.generator(
+                z, return_stylecode=True
+            )
             fake_pred = self.discriminator(fake_img)
             adv_loss = g_nonsaturating_loss(fake_pred)
             fake_img = fake_img.detach()
@@ -126,7 +128,8 @@ model = DDPModel("cpu", args)
 model = DDP(model, find_unused_parameters=True)
 g_module = model.module.generator
 g_optim = torch.optim.Adam(g_module.parameters(), lr=args.lr)
-e_optim = torch.optim.Adam(model.module.encoder.parameters(), lr=args.lr)
+e_module = model.module.encoder
+e_optim = torch.optim.Adam(e_module.parameters(), lr=args.lr)
 d_optim = torch.optim.Adam(
     model.module.discriminator.parameters(), lr=args.lr
 )
@@ -146,8 +149,10 @@ try:
         g_optim.step()
 
         w_rec_loss = w_rec_loss.mean()
-        print(f"iter {i}: g_loss {g_loss.item():.3f}, "
-              f"w_rec_loss {w_rec_loss.item():.3f}")
+        print(
+            f"iter {i}: g_loss {g_loss.item():.3f}, "
+            f"w_rec_loss {w_rec_loss.item():.3f}"
+        )
         e_optim.zero_grad()
         (w_rec_loss * args.lambda_w_rec_loss).backward()
         e_optim.step()
