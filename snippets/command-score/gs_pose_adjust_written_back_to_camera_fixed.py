@@ -150,9 +150,8 @@ for iteration in range(1, opt.iterations + 1):
     used = viewpoint_cam
     if opt.pose_opt:
         # --8<-- [start:fix]
-        used = copy.copy(
-            viewpoint_cam
-        )  # the stored pose stays as loaded
+        # a copy for this step: the stored pose stays as loaded
+        used = copy.copy(viewpoint_cam)
         c2w = viewpoint_cam.world_view_transform.inverse().unsqueeze(0)
         adjusted_c2w = scene.pose_adjust(
             c2w, torch.tensor([viewpoint_cam.colmap_id - 1])
