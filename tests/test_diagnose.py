@@ -402,14 +402,14 @@ RUNS_FINE = {
 
 @pytest.mark.parametrize("name", RUNS_FINE)
 def test_command_never_breaks_a_program_that_runs(tmp_path, name):
+    """Run here, as the reproducers are (the command's own entry runs in a process of its own
+    in test_command_runs_an_unchanged_script): a torch import saved per run."""
     script = tmp_path / f"{name}.py"
     script.write_text("import torch\n" + RUNS_FINE[name] + "\n")
-    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
-    watched = subprocess.run(
-        [sys.executable, str(COMMAND), str(script)], capture_output=True, text=True
-    )
-    assert plain.returncode == 0, plain.stderr
-    assert (watched.returncode, watched.stdout) == (0, plain.stdout), watched.stderr
+    plain = run_script(script, str(script), tmp_path, baseline())
+    watched = run_script(driver(), str(script), tmp_path, baseline())
+    assert plain.error is None and not plain.leaked, plain
+    assert (watched.error, watched.stdout, watched.leaked) == (None, plain.stdout, []), watched
 
 
 def test_command_reports_and_keeps_the_error():
