@@ -4,6 +4,7 @@ snippet starts with `import torch`)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 SHORTEST = 20  # characters: a shorter line is too likely to appear in other text
@@ -23,15 +24,27 @@ def identifying_lines(snippets: list[Path]) -> dict[Path, str | None]:
     # than the snippet itself does (no run spans the separator).
     files = {p.resolve(): squashed[p] for p in snippets}
     everything = "\0".join(files.values())
+    # A line that another file has whole is not its own: known without searching the text
+    # (most lines asked about are imports and seeds that every snippet has).
+    lines_of = {p: Counter(map(_squash, lines[p])) for p in snippets}
+    whole = Counter()
+    for p in {p.resolve(): p for p in snippets}.values():
+        whole.update(lines_of[p])
+
+    def elsewhere(p: Path, run: str) -> bool:
+        text = _squash(run)
+        if "\n" not in run and whole[text] > lines_of[p][text]:
+            return True
+        return everything.count(text) != squashed[p].count(text)
+
     found: dict[Path, str | None] = {}
     for p in snippets:
-        own = squashed[p]
         runs = (
             run
             for size in range(1, len(lines[p]) + 1)
             for start in range(len(lines[p]) - size + 1)
             if len(run := "\n".join(lines[p][start : start + size])) >= SHORTEST
-            and everything.count(text := _squash(run)) == own.count(text)
+            and not elsewhere(p, run)
         )
         # The PDF's text keeps a code line whole when it fits the page and has no comment
         # (it may give a comment away from its line): the first such run, else the first.
