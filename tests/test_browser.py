@@ -221,6 +221,7 @@ SEARCH_TOP_THREE = {
     "lightning": "/libraries/pytorch-lightning/",
     "create_graph training_step": "/libraries/pytorch-lightning/"
     "#case-gradient-penalty-backward-in-training-step",
+    "num_sanity_val_steps": "/libraries/pytorch-lightning/#case-lseg-logit-scale-exp-in-init",
     "Dataset1D": "/libraries/accelerate/#case-conv1d-data-before-training",
     "torchmetrics": "/libraries/torchmetrics/",
     "VariationalStrategy": "/libraries/gpytorch/#case-variational-eval-cholesky-cache",

@@ -93,23 +93,32 @@ class LSegModule(pl.LightningModule):
         net = self.net
         scale = net.logit_scale
         grads = [p.grad for p in net.parameters() if p.grad is not None]
-        print(f"  logit_scale {scale.item():.2f}, "
-              f"has a graph: {scale.grad_fn is not None}")
-        print(f"  pretrained grad nonzero: "
-              f"{bool(net.pretrained.weight.grad.abs().sum() > 0)}, "
-              f"head1 grad nonzero: "
-              f"{bool(net.scratch.head1.weight.grad.abs().sum() > 0)}, "
-              f"tensors with a grad: {len(grads)}")
+        print(
+            f"  logit_scale {scale.item():.2f}, "
+            f"has a graph: {scale.grad_fn is not None}"
+        )
+        print(
+            f"  pretrained grad nonzero: "
+            f"{bool(net.pretrained.weight.grad.abs().sum() > 0)}, "
+            f"head1 grad nonzero: "
+            f"{bool(net.scratch.head1.weight.grad.abs().sum() > 0)}, "
+            f"tensors with a grad: {len(grads)}"
+        )
 
     def configure_optimizers(self):
         params_list = [
-            {"params": self.net.pretrained.parameters(),
-             "lr": self.base_lr},
-            {"params": self.net.scratch.parameters(),
-             "lr": self.base_lr * 10},
+            {
+                "params": self.net.pretrained.parameters(),
+                "lr": self.base_lr,
+            },
+            {
+                "params": self.net.scratch.parameters(),
+                "lr": self.base_lr * 10,
+            },
         ]
-        return torch.optim.SGD(params_list, lr=self.base_lr,
-                               momentum=0.9)
+        return torch.optim.SGD(
+            params_list, lr=self.base_lr, momentum=0.9
+        )
 
 
 img = torch.randn(12, 3, 6, 6)

@@ -93,13 +93,18 @@ class LSegModule(pl.LightningModule):
 
     def configure_optimizers(self):
         params_list = [
-            {"params": self.net.pretrained.parameters(),
-             "lr": self.base_lr},
-            {"params": self.net.scratch.parameters(),
-             "lr": self.base_lr * 10},
+            {
+                "params": self.net.pretrained.parameters(),
+                "lr": self.base_lr,
+            },
+            {
+                "params": self.net.scratch.parameters(),
+                "lr": self.base_lr * 10,
+            },
         ]
-        return torch.optim.SGD(params_list, lr=self.base_lr,
-                               momentum=0.9)
+        return torch.optim.SGD(
+            params_list, lr=self.base_lr, momentum=0.9
+        )
 
 
 img = torch.randn(12, 3, 6, 6)
