@@ -253,6 +253,8 @@ SEARCH_TOP_THREE = {
     "mem_state_detach": "/libraries/titans-pytorch/#case-neural-mem-state-across-segments",
     "transformers": "/libraries/transformers/",
     "mask_token_id": "/libraries/transformers/#case-soft-masked-bert-mask-embedding-in-init",
+    "BigBirdForPreTraining": "/libraries/transformers/"
+    "#case-protstonkgs-kg-backbone-special-embeddings",
     "past_key_values": "/libraries/transformers/",
     "pytorch-frame": "/libraries/pytorch-frame/",
     "TextEmbedderConfig": "/libraries/pytorch-frame/#case-text-embedder-output-with-graph",

@@ -91,7 +91,7 @@ class ProtSTonKGsForPreTraining(BigBirdForPreTraining):
         }
         self.kg_backbone = {
             i: torch.tensor(kg_embedding_dict[self.kg_idx_to_name[i]])
-            for i in self.kg_idx_to_name.keys()
+            for i in self.kg_idx_to_name
         }
         self.kg_start_idx = kg_start_idx
         for special_token_id in [
