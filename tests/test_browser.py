@@ -258,6 +258,8 @@ SEARCH_TOP_THREE = {
     "past_key_values": "/libraries/transformers/",
     "pytorch-frame": "/libraries/pytorch-frame/",
     "TextEmbedderConfig": "/libraries/pytorch-frame/#case-text-embedder-output-with-graph",
+    "torchflows": "/libraries/torchflows/",
+    "RealNVP": "/libraries/torchflows/#case-latent-codes-with-encoder-graph-fit",
     "torchsurv": "/libraries/torchsurv/",
     "neg_partial_log_likelihood": "/libraries/torchsurv/#case-momentum-batch-smaller-than-memory",
     "timm": "/libraries/#no-program",
