@@ -221,6 +221,7 @@ SEARCH_TOP_THREE = {
     "lightning": "/libraries/pytorch-lightning/",
     "create_graph training_step": "/libraries/pytorch-lightning/"
     "#case-gradient-penalty-backward-in-training-step",
+    "num_sanity_val_steps": "/libraries/pytorch-lightning/#case-lseg-logit-scale-exp-in-init",
     "Dataset1D": "/libraries/accelerate/#case-conv1d-data-before-training",
     "torchmetrics": "/libraries/torchmetrics/",
     "VariationalStrategy": "/libraries/gpytorch/#case-variational-eval-cholesky-cache",
@@ -252,9 +253,13 @@ SEARCH_TOP_THREE = {
     "mem_state_detach": "/libraries/titans-pytorch/#case-neural-mem-state-across-segments",
     "transformers": "/libraries/transformers/",
     "mask_token_id": "/libraries/transformers/#case-soft-masked-bert-mask-embedding-in-init",
+    "BigBirdForPreTraining": "/libraries/transformers/"
+    "#case-protstonkgs-kg-backbone-special-embeddings",
     "past_key_values": "/libraries/transformers/",
     "pytorch-frame": "/libraries/pytorch-frame/",
     "TextEmbedderConfig": "/libraries/pytorch-frame/#case-text-embedder-output-with-graph",
+    "torchflows": "/libraries/torchflows/",
+    "RealNVP": "/libraries/torchflows/#case-latent-codes-with-encoder-graph-fit",
     "torchsurv": "/libraries/torchsurv/",
     "neg_partial_log_likelihood": "/libraries/torchsurv/#case-momentum-batch-smaller-than-memory",
     "timm": "/libraries/#no-program",
