@@ -127,8 +127,7 @@ def _results(page, query: str, n: int = 1) -> list[str]:
         box.press("End")
         expect(results.locator("a").first).to_be_visible()
         seen = results.evaluate_all(
-            f"items => items.slice(0, {n}).map(i => [...i.querySelectorAll('a')]"
-            ".map(a => a.href))"
+            f"items => items.slice(0, {n}).map(i => [...i.querySelectorAll('a')].map(a => a.href))"
         )
         return [
             [
