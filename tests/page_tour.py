@@ -67,11 +67,14 @@ ONE_TOKEN_A_LOOK = r"""(hide) => {
   };
   const seen = new Set();
   for (const el of document.querySelectorAll(".highlight code span")) {
-    // axe reads no colour of text without a letter or digit: such a token cannot stand for a look.
-    if (el.firstElementChild || !/[\p{L}\p{N}]/u.test(el.textContent)) continue;
+    if (el.firstElementChild) continue;
+    // axe reads no colour of punctuation: a token without a letter or digit cannot stand for
+    // the look of one with them, so it stands for its look only among such tokens (its own
+    // look, with a symbol such as "=" that axe may read, is still checked once).
+    const words = /[\p{L}\p{N}]/u.test(el.textContent);
     const s = getComputedStyle(el);
-    const look = [s.color, s.fontSize, s.fontWeight, s.fontStyle, s.textShadow, s.opacity,
-      behind(el)].join("|");
+    const look = [words, s.color, s.fontSize, s.fontWeight, s.fontStyle, s.textShadow,
+      s.opacity, behind(el)].join("|");
     if (!seen.has(look)) seen.add(look);
     else {
       el.dataset.axeSameLook = "";
