@@ -139,6 +139,116 @@ def assets(html: str) -> list[str]:
     return parser.urls
 
 
+# Elements with no end tag: they open nothing to count.
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
+
+
+class _LinkParser(HTMLParser):
+    """links()'s reader, one pass like _PageParser."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.hrefs, self.sized = [], []
+        self.slot = None  # inside a [data-bt-size] element: [its value, depth, its text]
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "a" and "href" in attrs:
+            self.hrefs.append(attrs["href"] or "")
+        if tag in VOID:
+            return
+        if self.slot:
+            self.slot[1] += 1
+        elif "data-bt-size" in attrs:
+            self.slot = [attrs["data-bt-size"], 1, []]
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        if self.slot and tag not in VOID:
+            self.slot[1] -= 1
+            if self.slot[1] == 0:
+                self.sized.append((self.slot[0], "".join(self.slot[2])))
+                self.slot = None
+
+    def handle_data(self, data):
+        if self.slot:
+            self.slot[2].append(data)
+
+
+def links(html: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """Every `a[href]`'s href, and each `[data-bt-size]` element's (value, text)."""
+    parser = _LinkParser()
+    parser.feed(html)
+    parser.close()
+    return parser.hrefs, parser.sized
+
+
+class _ProseParser(HTMLParser):
+    """prose()'s reader: the text of the article, less what `skip` matches."""
+
+    def __init__(self, skip):
+        super().__init__(convert_charrefs=True)
+        self.skip, self.text = skip, []
+        self.inside = self.skipping = 0  # depths inside the article and inside a skipped part
+
+    def handle_starttag(self, tag, attrs):
+        if tag in VOID:
+            return
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if self.inside:
+            self.inside += 1
+            if self.skipping:
+                self.skipping += 1
+            elif tag in ("script", "style", "template") or self.skip(tag, classes, attrs):
+                self.skipping = 1  # no text a reader sees
+        elif "md-content__inner" in classes:
+            self.inside = 1
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        if tag in VOID or not self.inside:
+            return
+        self.inside -= 1
+        if self.skipping:
+            self.skipping -= 1
+
+    def handle_data(self, data):
+        if self.inside and not self.skipping:
+            self.text.append(data)
+
+
+def prose(html: str, skip) -> str:
+    """The words of a page's article (`.md-content__inner`), whitespace squashed, without the
+    elements for which skip(tag, classes, attrs) is true."""
+    parser = _ProseParser(skip)
+    parser.feed(html)
+    parser.close()
+    return " ".join(" ".join(parser.text).split())
+
+
 def nav_pages(site: Path) -> dict[str, Page]:
     """Every page in mkdocs.yml's nav, in its order, by public URL: parsed, so the tests take
     it from the session's `nav` fixture (tests/conftest.py) instead of calling this."""

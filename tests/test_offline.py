@@ -243,18 +243,18 @@ def test_every_link_leads_somewhere_and_the_downloads_say_their_size(built):
         "zip": built / "offline" / sitekit.offline_zip_name(sitekit.load_config(ROOT)["site_name"]),
     }
     for page in sorted(built.rglob("*.html")):
-        doc = support.soup(page.read_text())
-        for link in doc.select("a[href]"):
-            parts = urllib.parse.urlsplit(link["href"])
+        hrefs, sized = support.links(page.read_text())
+        for href in hrefs:
+            parts = urllib.parse.urlsplit(href)
             if parts.scheme or parts.netloc or not parts.path:
                 continue
             path = urllib.parse.unquote(parts.path)
             # The 404 page links from the site's root: it is served at any depth.
             target = built / path.lstrip("/") if path.startswith("/") else page.parent / path
             if not (target.is_file() or (target / "index.html").is_file()):
-                broken.append(f"{page.relative_to(built)}: {link['href']}")
-        for slot in doc.select("[data-bt-size]"):
-            labelled.setdefault(slot["data-bt-size"], set()).add(slot.get_text())
+                broken.append(f"{page.relative_to(built)}: {href}")
+        for key, text in sized:
+            labelled.setdefault(key, set()).add(text)
     assert not broken, "links to nothing:\n" + "\n".join(broken)
     expected = {key: {f" ({path.stat().st_size / 1e6:.1f} MB)"} for key, path in sizes.items()}
     assert labelled == expected

@@ -293,12 +293,14 @@ def test_no_page_speaks_build_language_to_readers(site, nav):
     it. Code blocks are what the reader runs or copies, and a link to another project's source
     (PyTorch's tools/autograd/...) is a citation: both are left out."""
     found = []
+
+    def shown_to_run_or_cited(tag, classes, attrs):
+        cited = tag == "a" and (attrs.get("href") or "").startswith("http")
+        return tag == "pre" or cited or bool({"highlight", "mermaid"} & set(classes))
+
     for url in nav:
         html = (site / url.strip("/") / "index.html").read_text()
-        article = support.soup(html).select_one(".md-content__inner")
-        for element in article.select(".highlight, pre, .mermaid, a[href^='http']"):
-            element.decompose()
-        text = " ".join(article.get_text(" ").split())
+        text = support.prose(html, shown_to_run_or_cited)
         found += [
             f"{url}: ...{text[max(0, m.start() - 50) : m.end() + 20]}..."
             for m in BUILD_LANGUAGE.finditer(text)
