@@ -275,6 +275,9 @@ def pytest_collection_modifyitems(session, config, items):
 # A module whose tests must share one worker: its module fixture prints the PDF and the zip
 # into the session's site, and two workers doing it at once wrote one broken zip.
 ONE_WORKER = {"tests/test_offline.py"}
+# A module whose tests read one cache: test_diagnose's tables, consoles and checks all run the
+# command on the same ~230 reproducers, once a worker (split over two: 65 core-s, one: 47).
+ONE_WORKER |= {"tests/test_diagnose.py"}
 
 
 @pytest.hookimpl(optionalhook=True)
