@@ -1768,24 +1768,34 @@ def _holders(nodes, roots, since):
                     memo[node] = any(memo[c] for c in kids)
         return memo[start]
 
-    exact, built_on, held = [], [], set()
-    for path, value in _reachable(depth=4):
-        if not isinstance(value, torch.Tensor) or value.grad_fn is None:
-            continue
-        node = value.grad_fn
-        if node in new or id(value) in held:
-            continue
-        if node in targets:
-            exact.append(path)
-            held.add(id(value))
-        elif reaches(node):
-            older = since is not None and node._sequence_nr() < since
-            # Ties: a state written back (an attribute, an entry) first.
-            plain = "." not in path and "[" not in path
-            built_on.append(((older, hops(node), plain), path))
-            held.add(id(value))
-    built_on.sort(key=lambda ranked: ranked[0])
-    return exact or [path for _, path in built_on]
+    def found(depth):
+        exact, built_on, held = [], [], set()
+        for path, value in _reachable(depth=depth):
+            if not isinstance(value, torch.Tensor):
+                continue
+            node = value.grad_fn
+            if node is None:
+                continue
+            if node in new or id(value) in held:
+                continue
+            if node in targets:
+                exact.append(path)
+                held.add(id(value))
+            elif reaches(node):
+                seq = node._sequence_nr()
+                older = since is not None and seq < since
+                # Ties: a state written back (an attribute, an entry)
+                # first.
+                plain = "." not in path and "[" not in path
+                built_on.append(((older, hops(node), plain), path))
+                held.add(id(value))
+        built_on.sort(key=lambda ranked: ranked[0])
+        return exact or [path for _, path in built_on]
+
+    # Deeper only where nothing nearer holds it: a framework's model
+    # keeps a constant in a node's arguments (Keras), a library's
+    # cache deep inside an object you hold.
+    return found(4) or found(6)
 
 
 # --- entry points -----------------------------------------------------
