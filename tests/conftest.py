@@ -267,14 +267,22 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Tests of the built site last, in their modules' order: the builds run meanwhile."""
+    """Tests of the built site last, in their modules' order: the builds run meanwhile. The
+    PDF's module first of those: its print (a minute on one core) then runs beside the other
+    worker's browser tests; last, it ran alone while the other worker sat idle."""
     needs = {SITE, OFFLINE, TOUR}
-    items.sort(key=lambda item: bool(needs & set(getattr(item, "fixturenames", ()))))
+
+    def order(item):
+        site = bool(needs & set(getattr(item, "fixturenames", ())))
+        return site, item.nodeid.split("::")[0] not in PRINTS_THE_PDF
+
+    items.sort(key=order)
 
 
 # A module whose tests must share one worker: its module fixture prints the PDF and the zip
 # into the session's site, and two workers doing it at once wrote one broken zip.
-ONE_WORKER = {"tests/test_offline.py"}
+PRINTS_THE_PDF = {"tests/test_offline.py"}
+ONE_WORKER = set(PRINTS_THE_PDF)
 # A module whose tests read one cache: test_diagnose's tables, consoles and checks all run the
 # command on the same ~230 reproducers, once a worker (split over two: 65 core-s, one: 47).
 ONE_WORKER |= {"tests/test_diagnose.py"}
