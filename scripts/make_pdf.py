@@ -27,6 +27,10 @@ def build_side_by_side(site_dir: Path, offline_dir: Path):
     """Steps 1 and 2 at once, one a core. Each executes the notebook into a cache of its own:
     two builds writing one cache file at once could read it half written."""
     cache = os.environ.get("NOTEBOOK_CACHE", ".cache/mkdocs-jupyter")
+    if Path(cache).is_dir():
+        # Entries are keyed by the notebook and the plugin's settings, the same for both
+        # builds (make test's builds share one cache, one after the other): start from them.
+        shutil.copytree(cache, cache + "-offline", dirs_exist_ok=True)
     runs = []
     for directory, offline in ((site_dir, False), (offline_dir, True)):
         env = dict(os.environ, NOTEBOOK_CACHE=cache + ("-offline" if offline else ""))
