@@ -2,22 +2,22 @@
 processes joined in one gloo process group on the loopback interface,
 then prints what they printed, rank 0 first.
 
-Save it next to a script that ends with run_on_two_ranks(train). The
-ranks are forks of the script's process, so they start without
-importing torch again; where the system has no fork (Windows), the
-script starts itself twice more instead. CPU only. A rank whose group
+Save it next to a script that ends with run_on_two_ranks(train). On
+Linux the ranks are forks of the script's process, so they start
+without importing torch again; elsewhere (macOS, Windows) the script
+starts itself twice more instead. CPU only. A rank whose group
 broke (a collective timed out) can end it with
 dist.destroy_process_group(); the launcher then leaves that rank's
 group alone.
 """
 
 import contextlib
-import io
 import multiprocessing
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from datetime import timedelta
@@ -55,42 +55,66 @@ def _be_rank(train, rank, port):
 
 
 def _forked_rank(train, rank, port, send):
-    out, err, code = io.StringIO(), io.StringIO(), 0
-    printed = contextlib.redirect_stdout(out)
-    try:
-        with printed, contextlib.redirect_stderr(err):
-            _be_rank(train, rank, port)
-    except BaseException:
-        traceback.print_exc(file=err)
-        code = 1
-    send.send((code, out.getvalue(), err.getvalue()))
+    # What the rank prints, C++'s lines included, goes to two files
+    # that the parent reads, as from a rank started as a process.
+    with (
+        tempfile.TemporaryFile("w+") as out,
+        tempfile.TemporaryFile("w+") as err,
+    ):
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        code, printed = 0, contextlib.redirect_stdout(out)
+        try:
+            with printed, contextlib.redirect_stderr(err):
+                _be_rank(train, rank, port)
+        except SystemExit as stop:  # as `python` ends on sys.exit()
+            code = stop.code or 0
+            if not isinstance(code, int):
+                print(code, file=err)
+                code = 1
+        except BaseException:
+            traceback.print_exc(file=err)
+            code = 1
+        for f in (out, err):
+            f.flush()
+            f.seek(0)
+        send.send((code, out.read(), err.read()))
     # Leave now: at exit, gloo's threads can still end the process
     # ("terminate called without an active exception").
     os._exit(code)
 
 
+def _result(rank, receive, deadline):
+    try:
+        if receive.poll(max(0, deadline - time.monotonic())):
+            return receive.recv()
+    except EOFError:  # it died before it could send anything
+        rank.join()
+        return 1, "", f"a rank died (exit code {rank.exitcode})"
+    return 1, "", "a rank hung"
+
+
 def _fork_ranks(train, port):
     fork = multiprocessing.get_context("fork")
-    pipes = [fork.Pipe(duplex=False) for _ in range(2)]
-    ranks = [
-        fork.Process(
-            target=_forked_rank, args=(train, rank, port, send)
-        )
-        for rank, (_, send) in enumerate(pipes)
-    ]
-    for r in ranks:
-        r.start()
-    deadline = time.monotonic() + SECONDS
-    results = []
-    for receive, _ in pipes:
-        if receive.poll(max(0, deadline - time.monotonic())):
-            results.append(receive.recv())
-        else:
-            results.append((1, "", "a rank hung"))
-    for r in ranks:
-        r.kill()
-        r.join()
-    return results
+    ranks, pipes = [], []
+    try:
+        for rank in range(2):
+            receive, send = fork.Pipe(duplex=False)
+            r = fork.Process(
+                target=_forked_rank, args=(train, rank, port, send)
+            )
+            r.start()
+            # Only the rank holds its end now: if it dies, the pipe
+            # ends, and the other rank never had it.
+            send.close()
+            ranks.append(r)
+            pipes.append(receive)
+        deadline = time.monotonic() + SECONDS
+        return [_result(*both, deadline) for both in zip(ranks, pipes)]
+    finally:
+        for r in ranks:
+            r.kill()
+            r.join()
 
 
 def _start_ranks(port):
@@ -112,7 +136,7 @@ def _start_ranks(port):
 
 
 def run_on_two_ranks(train):
-    if sys.argv[1:]:  # started as a rank where there is no fork
+    if sys.argv[1:]:  # started as a rank where it does not fork
         _be_rank(train, int(sys.argv[1]), sys.argv[2])
         sys.stdout.flush()
         # Leave now: at exit, gloo's threads can still end the process.
@@ -121,13 +145,16 @@ def run_on_two_ranks(train):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = str(sock.getsockname()[1])
-    if hasattr(os, "fork"):
+    # Python's docs call a fork unsafe on macOS (system libraries may
+    # hold threads): there, and on Windows, the script runs again.
+    if sys.platform == "linux" and hasattr(os, "fork"):
         results = _fork_ranks(train, port)
     else:
         results = _start_ranks(port)
-    for code, out, err in results:
-        if code:
-            sys.exit(err)
+    failed = [err for code, _, err in results if code]
+    if failed:  # each failed rank's error, rank 0's first
+        sys.exit("\n".join(failed))
+    for _, out, _ in results:
         print(out, end="")
 
 
