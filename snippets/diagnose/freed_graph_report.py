@@ -1311,12 +1311,15 @@ class Report:
     def _input_grads(self, by, trained):
         """Leaves the earlier backward() wrote a .grad into that no
         optimizer trains (inputs): that .grad may be in this loss."""
-        if by.kind != "backward()" or not _optimizers():
+        every = _optimizers()
+        if by.kind != "backward()" or not every:
             return {}
-        found = {}
+        # Not trained here, and no optimizer's at all: with none
+        # owning a leaf of this graph, `trained` is all of its leaves.
+        owned, found = _owned(every), {}
         for i, (ref, _) in by.versions.items():
             leaf = ref()
-            if leaf is not None and i not in trained:
+            if leaf is not None and i not in trained and i not in owned:
                 found[i] = leaf
         return found
 
@@ -1650,7 +1653,7 @@ def _parts(value):
         if isinstance(value, (type, type(os), *_ROUTINES)):
             return []
         return [(f".{k}", v) for k, v in vars(value).items()]
-    except (TypeError, ReferenceError):  # no __dict__, or a dead proxy
+    except Exception:  # no __dict__, a dead proxy, one that raises
         return []
 
 
