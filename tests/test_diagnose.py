@@ -466,11 +466,3 @@ def test_the_decision_tree_reaches_every_scenario_page():
 
 def test_the_command_names_the_sites_default_address():
     assert f'site_url: !ENV [SITE_URL, "{SITE}"]' in (ROOT / "mkdocs.yml").read_text()
-
-
-def test_the_site_serves_the_command_with_its_own_address(built_site):
-    served = (built_site / COMMAND.name).read_text()
-    expected = COMMAND.read_text().replace(f'SITE = "{SITE}"', f'SITE = "{support.site_url()}"')
-    assert served == expected
-    page = support.soup((built_site / "diagnose" / "index.html").read_text()).get_text()
-    assert f"curl -O {support.site_url()}{COMMAND.name}" in page

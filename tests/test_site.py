@@ -409,3 +409,14 @@ def test_a_new_scenario_fails_the_suite_until_it_is_written(tmp_path):
     # check: nothing in the scaffold passes.
     assert suite.returncode == 1 and "passed" not in summary, suite.stdout[-2000:]
     assert re.match(r"4 failed\b", summary), suite.stdout[-2000:]
+
+
+def test_the_site_serves_the_command_with_its_own_address(built_site):
+    """The diagnose command, downloaded from the site, names the site it came from."""
+    command = support.ROOT / "snippets" / "diagnose" / "freed_graph_report.py"
+    site = re.search(r'^SITE = "(.+)"$', command.read_text(), re.M).group(1)
+    served = (built_site / command.name).read_text()
+    expected = command.read_text().replace(f'SITE = "{site}"', f'SITE = "{support.site_url()}"')
+    assert served == expected
+    page = support.soup((built_site / "diagnose" / "index.html").read_text()).get_text()
+    assert f"curl -O {support.site_url()}{command.name}" in page
