@@ -120,14 +120,14 @@ class Builds:
         if self.process.returncode:
             raise RuntimeError(f"mkdocs build failed:\n{output}")
 
-    def _wait(self, name: str):
+    def _wait(self, name: str, judge: bool = True):
         done = self.shared / f"{name}.done"
         while not done.is_file():
             if self.stopped:
                 pytest.fail(f"the session ended before {name} was made", pytrace=False)
             time.sleep(0.2)
         failed = json.loads(done.read_text())["failed"]
-        if failed:
+        if failed and judge:
             pytest.fail(failed, pytrace=False)
 
     def get(self, name: str) -> Path:
@@ -137,6 +137,11 @@ class Builds:
     def tour(self) -> "page_tour.Tour":
         self._wait(TOUR)
         return page_tour.load(self.tour_result)
+
+    def tour_over(self):
+        """Once the tour (if this session runs one) has ended, however it ended."""
+        if self.tour_result is not None:
+            self._wait(TOUR, judge=False)
 
     def stop(self, kill: bool):
         """End the builds: at once when the session was cut short, else after they finish (a
@@ -359,6 +364,12 @@ def tour(pytestconfig) -> "page_tour.Tour":
     """Every nav page in Chromium, axe in both colour schemes and the width on a phone: the
     result of the process started once the site was built (tests/page_tour.py)."""
     return pytestconfig.stash[BUILDS].tour()
+
+
+@pytest.fixture(scope="session")
+def tour_over(pytestconfig):
+    """For a test that changes the built site: the tour no longer reads it."""
+    pytestconfig.stash[BUILDS].tour_over()
 
 
 @pytest.fixture(scope="session")

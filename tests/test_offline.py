@@ -30,9 +30,10 @@ PAPER = {}
 
 
 @pytest.fixture(scope="module")
-def built(built_site, offline_site, browser) -> Path:
+def built(built_site, offline_site, browser, tour_over) -> Path:
     """`make pdf`'s PDF and offline zip, made as scripts/make_pdf.py makes them (sitekit's
-    package()) from the session's builds, into the session's site: where CI publishes them."""
+    package()) from the session's builds, into the session's site: where CI publishes them.
+    package() writes the files' sizes into every page, so not while the tour reads them."""
     sitekit.package(
         built_site, offline_site, browser, project=ROOT, look=lambda p: PAPER.update(on_paper(p))
     )
