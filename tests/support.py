@@ -21,6 +21,10 @@ from bs4 import BeautifulSoup
 # installed editable, names the checkout it was installed from).
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "docs" / "links.yml"
+# The diagnose command, and the address its `see:` lines name: the site's default one (a build
+# with another SITE_URL serves a copy naming that one instead: overrides/hooks/download_command.py).
+COMMAND = ROOT / "snippets" / "diagnose" / "freed_graph_report.py"
+COMMAND_SITE = re.search(r'^SITE = "(.+)"$', COMMAND.read_text(), re.M).group(1)
 REDIRECT = re.compile(r'location\.href="([^"]+)"')
 # What a test module's REQUIRES may name, and how to tell it is missing.
 PACKAGES = {
@@ -64,81 +68,6 @@ def soup(html: str) -> BeautifulSoup:
     return BeautifulSoup(html, "html.parser")
 
 
-class _PageParser(HTMLParser):
-    """parse_page's reader: no tree, one pass (BeautifulSoup took six times as long, and the
-    suite reads every page several times)."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.page, self.depth = Page(), None  # depth: inside the first h1, how deep
-        self.h1 = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if attrs.get("id"):
-            self.page.ids.add(attrs["id"])
-            if re.fullmatch(r"h[1-6]", tag):
-                self.page.headings.append(attrs["id"])
-        if tag == "meta" and (attrs.get("property") or attrs.get("name")):
-            self.page.meta[attrs.get("property") or attrs.get("name")] = attrs.get("content")
-        canonical = tag == "link" and "canonical" in (attrs.get("rel") or "").split()
-        if canonical and self.page.canonical is None:
-            self.page.canonical = attrs.get("href")
-        if self.depth is not None:
-            self.depth += 1
-        elif tag == "h1" and not self.page.h1 and not self.h1:
-            self.depth = 1
-
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if self.depth is not None:
-            self.handle_endtag(tag)
-
-    def handle_endtag(self, tag):
-        if self.depth is not None:
-            self.depth -= 1
-            if self.depth == 0:
-                self.depth = None
-                self.page.h1 = "".join(self.h1).replace("¶", "")
-
-    def handle_data(self, data):
-        if self.depth is not None:
-            self.h1.append(data)
-
-
-def parse_page(html: str) -> Page:
-    parser = _PageParser()
-    parser.feed(html)
-    parser.close()
-    return parser.page
-
-
-class _AssetParser(HTMLParser):
-    FETCHED = ("script", "img", "iframe", "source", "audio", "video")
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.urls = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag in self.FETCHED and attrs.get("src"):
-            self.urls.append(attrs["src"])
-        rel = " ".join((attrs.get("rel") or "").split())
-        if tag == "link" and attrs.get("href") and rel not in ("canonical", "alternate"):
-            self.urls.append(attrs["href"])
-
-    handle_startendtag = handle_starttag
-
-
-def assets(html: str) -> list[str]:
-    """Every URL a browser fetches by itself while showing the page (not the links)."""
-    parser = _AssetParser()
-    parser.feed(html)
-    parser.close()
-    return parser.urls
-
-
 # Elements with no end tag: they open nothing to count.
 VOID = {
     "area",
@@ -157,11 +86,93 @@ VOID = {
 }
 
 
-class _LinkParser(HTMLParser):
-    """links()'s reader, one pass like _PageParser."""
+class _Reader(HTMLParser):
+    """A page read in one pass, no tree (BeautifulSoup took six times as long, and the suite
+    reads every page several times); a `<x/>` is opened and closed, a void element only
+    opened."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
+
+    @classmethod
+    def read(cls, html: str, *args):
+        reader = cls(*args)
+        reader.feed(html)
+        reader.close()
+        return reader
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.handle_endtag(tag)
+
+
+class _PageParser(_Reader):
+    """parse_page's reader."""
+
+    def __init__(self):
+        super().__init__()
+        self.page, self.depth = Page(), None  # depth: inside the first h1, how deep
+        self.h1 = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.page.ids.add(attrs["id"])
+            if re.fullmatch(r"h[1-6]", tag):
+                self.page.headings.append(attrs["id"])
+        if tag == "meta" and (attrs.get("property") or attrs.get("name")):
+            self.page.meta[attrs.get("property") or attrs.get("name")] = attrs.get("content")
+        canonical = tag == "link" and "canonical" in (attrs.get("rel") or "").split()
+        if canonical and self.page.canonical is None:
+            self.page.canonical = attrs.get("href")
+        if self.depth is not None:
+            self.depth += tag not in VOID
+        elif tag == "h1" and not self.page.h1 and not self.h1:
+            self.depth = 1
+
+    def handle_endtag(self, tag):
+        if self.depth is not None and tag not in VOID:
+            self.depth -= 1
+            if self.depth == 0:
+                self.depth = None
+                self.page.h1 = "".join(self.h1).replace("¶", "")
+
+    def handle_data(self, data):
+        if self.depth is not None:
+            self.h1.append(data)
+
+
+def parse_page(html: str) -> Page:
+    return _PageParser.read(html).page
+
+
+class _AssetParser(_Reader):
+    FETCHED = ("script", "img", "iframe", "source", "audio", "video")
+
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in self.FETCHED and attrs.get("src"):
+            self.urls.append(attrs["src"])
+        rel = " ".join((attrs.get("rel") or "").split())
+        if tag == "link" and attrs.get("href") and rel not in ("canonical", "alternate"):
+            self.urls.append(attrs["href"])
+
+
+def assets(html: str) -> list[str]:
+    """Every URL a browser fetches by itself while showing the page (not the links)."""
+    return _AssetParser.read(html).urls
+
+
+class _LinkParser(_Reader):
+    """links()'s reader."""
+
+    def __init__(self):
+        super().__init__()
         self.hrefs, self.sized = [], []
         self.slot = None  # inside a [data-bt-size] element: [its value, depth, its text]
 
@@ -175,11 +186,6 @@ class _LinkParser(HTMLParser):
             self.slot[1] += 1
         elif "data-bt-size" in attrs:
             self.slot = [attrs["data-bt-size"], 1, []]
-
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID:
-            self.handle_endtag(tag)
 
     def handle_endtag(self, tag):
         if self.slot and tag not in VOID:
@@ -195,17 +201,15 @@ class _LinkParser(HTMLParser):
 
 def links(html: str) -> tuple[list[str], list[tuple[str, str]]]:
     """Every `a[href]`'s href, and each `[data-bt-size]` element's (value, text)."""
-    parser = _LinkParser()
-    parser.feed(html)
-    parser.close()
+    parser = _LinkParser.read(html)
     return parser.hrefs, parser.sized
 
 
-class _ProseParser(HTMLParser):
+class _ProseParser(_Reader):
     """prose()'s reader: the text of the article, less what `skip` matches."""
 
     def __init__(self, skip):
-        super().__init__(convert_charrefs=True)
+        super().__init__()
         self.skip, self.text = skip, []
         self.inside = self.skipping = 0  # depths inside the article and inside a skipped part
 
@@ -223,11 +227,6 @@ class _ProseParser(HTMLParser):
         elif "md-content__inner" in classes:
             self.inside = 1
 
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID:
-            self.handle_endtag(tag)
-
     def handle_endtag(self, tag):
         if tag in VOID or not self.inside:
             return
@@ -243,10 +242,7 @@ class _ProseParser(HTMLParser):
 def prose(html: str, skip) -> str:
     """The words of a page's article (`.md-content__inner`), whitespace squashed, without the
     elements for which skip(tag, classes, attrs) is true."""
-    parser = _ProseParser(skip)
-    parser.feed(html)
-    parser.close()
-    return " ".join(" ".join(parser.text).split())
+    return " ".join(" ".join(_ProseParser.read(html, skip).text).split())
 
 
 def nav_pages(site: Path) -> dict[str, Page]:

@@ -27,7 +27,7 @@ from snippet_harness.plugin import TORCH
 from snippet_harness.run import run_script
 
 ROOT = support.ROOT
-COMMAND = ROOT / "snippets" / "diagnose" / "freed_graph_report.py"
+COMMAND = support.COMMAND
 EXPECTED = ROOT / "docs" / "diagnose" / "expected.yml"
 HELD_OUT = ROOT / "docs" / "diagnose" / "held-out.yml"
 MESSAGE = "Trying to backward through the graph a second time"
@@ -37,9 +37,7 @@ MESSAGE_FULL = (
     "Specify retain_graph=True if you need to backward through the graph a second time or if "
     "you need to access saved tensors after calling backward."
 )
-# The address the command's `see:` lines name: the site's default one (a build with another
-# SITE_URL serves a copy naming that one instead: overrides/hooks/download_command.py).
-SITE = re.search(r'^SITE = "(.+)"$', COMMAND.read_text(), re.M).group(1)
+SITE = support.COMMAND_SITE
 FAMILIES = ("detach", "recompute", "one-backward", "create-graph", "retain-graph")
 HEADING = re.compile(r"^#+ (.*?)\s*\{ #([\w-]+) \}")
 CONSOLE = re.compile(r"^```console\n\$ python freed_graph_report\.py (\S+)\n(.*?)^```", re.M | re.S)

@@ -57,7 +57,7 @@ def test_every_page_prints_the_same_with_another_cpus_kernels(kernels):
 
 
 def test_the_ranks_start_where_there_is_no_fork():
-    """The DDP and FSDP scripts' launcher forks its ranks; on Windows, which has no fork, it
+    """The DDP and FSDP scripts' launcher forks its ranks on Linux; on macOS and Windows it
     starts the script twice more instead. Here that path runs on a Python without os.fork."""
     launcher = ROOT / "snippets/scenarios/ddp/two_ranks.py"
     no_fork = (

@@ -413,8 +413,7 @@ def test_a_new_scenario_fails_the_suite_until_it_is_written(tmp_path):
 
 def test_the_site_serves_the_command_with_its_own_address(built_site):
     """The diagnose command, downloaded from the site, names the site it came from."""
-    command = support.ROOT / "snippets" / "diagnose" / "freed_graph_report.py"
-    site = re.search(r'^SITE = "(.+)"$', command.read_text(), re.M).group(1)
+    command, site = support.COMMAND, support.COMMAND_SITE
     served = (built_site / command.name).read_text()
     expected = command.read_text().replace(f'SITE = "{site}"', f'SITE = "{support.site_url()}"')
     assert served == expected
