@@ -69,3 +69,33 @@ def test_the_ranks_start_where_there_is_no_fork():
     )
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout == "rank 0 of 2: process group up\nrank 1 of 2: process group up\n"
+
+
+def _launch(body: str) -> subprocess.CompletedProcess:
+    """A script ending with run_on_two_ranks(train), `body` defining train; at most a minute."""
+    script = (
+        f"import os, sys\nsys.path.insert(0, {str(ROOT / 'snippets/scenarios/ddp')!r})\n"
+        "import torch.distributed as dist\nfrom two_ranks import run_on_two_ranks\n"
+        f"{body}\nrun_on_two_ranks(train)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_rank_that_dies_is_reported_at_once():
+    """A rank killed by a signal sends nothing: the launcher says so when its pipe ends, not
+    after its 120 s deadline as "a rank hung", and shows the other rank's error after it."""
+    run = _launch("def train(rank):\n    if rank == 0:\n        os.abort()\n    dist.barrier()")
+    assert run.returncode == 1, run.stderr[-3000:]
+    assert run.stderr.startswith("a rank died (exit code -6)\n"), run.stderr[-3000:]
+
+
+def test_a_rank_prints_nothing_but_what_the_launcher_shows():
+    """What a rank writes below Python (gloo's log of a timed-out barrier) stays in the rank's
+    files: a run that succeeds prints rank 0's lines, then rank 1's, and nothing on stderr."""
+    script = ROOT / "snippets/scenarios/ddp/one_rank_skips_a_batch.py"
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stderr == ""
+    assert run.stdout.startswith("rank 0, batch 0:"), run.stdout
