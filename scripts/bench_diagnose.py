@@ -12,15 +12,18 @@ import contextlib
 import re
 import runpy
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
+import sitekit
 import torch
 from torch import nn
 
 ROOT = Path(__file__).resolve().parents[1]
 # The command as a reader downloads it: one file, loaded from where the site keeps it.
-watch = runpy.run_path(str(ROOT / "snippets" / "diagnose" / "freed_graph_report.py"))["watch"]
+# The file readers download, assembled from its parts.
+watch = runpy.run_path(str(sitekit.write_command(Path(tempfile.mkdtemp()))))["watch"]
 
 OUT = ROOT / "docs" / "diagnose" / "overhead.md"
 ROW = re.compile(r"^\| (\S+) \| (.+?) \|")

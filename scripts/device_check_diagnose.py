@@ -12,12 +12,18 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMAND = ROOT / "snippets" / "diagnose" / "freed_graph_report.py"
+# sitekit imports only the standard library: no venv of the project is needed on the device.
+sys.path.insert(0, str(ROOT / "tools"))
+import sitekit  # noqa: E402
+
+# The file readers download, assembled from its parts.
+COMMAND = sitekit.write_command(Path(tempfile.mkdtemp()))
 RUN = """
 import runpy, sys, torch
 if sys.argv[1] == "cuda":

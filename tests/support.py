@@ -7,6 +7,7 @@ hooks and the scripts use too; conftest.py turns them into fixtures (one build p
 import re
 import shutil
 import socket
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -21,10 +22,12 @@ from bs4 import BeautifulSoup
 # installed editable, names the checkout it was installed from).
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "docs" / "links.yml"
-# The diagnose command, and the address its `see:` lines name: the site's default one (a build
-# with another SITE_URL serves a copy naming that one instead: overrides/hooks/download_command.py).
-COMMAND = ROOT / "snippets" / "diagnose" / "freed_graph_report.py"
-COMMAND_SITE = re.search(r'^SITE = "(.+)"$', COMMAND.read_text(), re.M).group(1)
+# The diagnose command as readers download it: one file, assembled from its parts (snippets/
+# diagnose/freed_graph_report/) into a folder of this process's own, and the address its `see:`
+# lines name: the site's default one (a build with another SITE_URL serves a copy naming that
+# one instead: overrides/hooks/download_command.py).
+COMMAND = sitekit.write_command(Path(tempfile.mkdtemp(prefix="command-")))
+COMMAND_SITE = sitekit.COMMAND_SITE.search(COMMAND.read_text()).group(1)
 REDIRECT = re.compile(r'location\.href="([^"]+)"')
 # What a test module's REQUIRES may name, and how to tell it is missing.
 PACKAGES = {

@@ -6,11 +6,17 @@ it. Its verdict (the `fix:` and `see:` lines) must be the one docs/diagnose/expe
 for that script (the page's own fix), or the file must say why it is not; the table on the
 diagnose page (docs/diagnose/verdicts.md) must be what these runs print. `pytest
 tests/test_diagnose.py --bless` writes that table. A ```console fence that starts with
-`$ python freed_graph_report.py <script>` must show what that command prints.
+`$ python freed_graph_report.py <script>` must show what that command prints. The command is
+the file readers download, assembled from its parts; its rule table and the parts' shape are
+checked here too, and the diagnose page's list of rules (docs/diagnose/rules.md) is written
+from the table and these runs.
 """
 
+import ast
+import inspect
 import random
 import re
+import runpy
 import subprocess
 import sys
 import tempfile
@@ -18,6 +24,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+import sitekit
 import support
 import yaml
 from snippet_harness.isolation import GlobalState
@@ -249,6 +256,10 @@ def test_verdict_is_the_pages_fix(script):
         assert result.error.final.endswith("\n".join(lines[first : last + 1])), (
             f"{where}: the error's note must repeat the verdict lines:\n{result.error.final}"
         )
+        named = decided_by(result.stdout)
+        assert named in {r.name for r in command()["RULES"]}, (
+            f"{where}: the report must name the rule that decided:\n{result.stdout}"
+        )
     want = expected().get(script)
     assert want, f"{EXPECTED.relative_to(ROOT)}: add {script} (its page's fix and family)"
     assert want["family"] in (*FAMILIES, "none"), f"{script}: unknown family {want['family']}"
@@ -410,6 +421,16 @@ def test_command_never_breaks_a_program_that_runs(tmp_path, name):
     assert (watched.error, watched.stdout, watched.leaked) == (None, plain.stdout, []), watched
 
 
+def test_command_prints_its_usage():
+    """As the diagnose page says: run with no arguments, the file says how to use it."""
+    run = subprocess.run([sys.executable, str(COMMAND)], capture_output=True, text=True)
+    assert (run.returncode, run.stdout, run.stderr) == (
+        0,
+        "usage: python freed_graph_report.py script.py [args]\n",
+        "",
+    ), run
+
+
 def test_command_reports_and_keeps_the_error():
     failing = ROOT / "snippets" / "scenarios" / "gan" / "fake_batch_reused_raises.py"
     run = subprocess.run(
@@ -464,3 +485,152 @@ def test_the_decision_tree_reaches_every_scenario_page():
 
 def test_the_command_names_the_sites_default_address():
     assert f'site_url: !ENV [SITE_URL, "{SITE}"]' in (ROOT / "mkdocs.yml").read_text()
+
+
+# --- the command's parts and its rule table ------------------------------------------------
+
+PARTS = sitekit.COMMAND_PARTS
+RULES_PAGE = ROOT / "docs" / "diagnose" / "rules.md"
+
+
+@cache
+def command() -> dict:
+    """The served command's globals: its rule table and the facts the rules may read."""
+    return runpy.run_path(str(COMMAND))
+
+
+def decided_by(stdout: str) -> str | None:
+    """The rule the report's `rule:` line names, in the last report printed."""
+    names = re.findall(r"^rule: +(\S+)$", stdout, re.M)
+    return names[-1] if names else None
+
+
+def rule_reads(rule) -> list[str]:
+    """The facts a rule reads, in the order its code reads them."""
+    fn = ast.parse(inspect.getsource(rule.holds)).body[0]
+    param = fn.args.args[0].arg
+    found = sorted(
+        (n.lineno, n.col_offset, n.attr)
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == param
+    )
+    return list(dict.fromkeys(attr for *_, attr in found))
+
+
+def rules_section() -> str:
+    """The diagnose page's list of rules: the facts they read, then each rule in order with
+    what it reads, the fix it gives and the programs it decided."""
+    decided: dict[str, list[str]] = {}
+    for script in sorted(reproducers(), key=reproducers().get):
+        name = decided_by(diagnose(script).stdout)
+        if name:
+            decided.setdefault(name, []).append(script)
+    out = ["The facts the rules read (the report prints each, or the names behind it):\n"]
+    out += [f"- `{fact}`: {text}." for fact, text in command()["DECIDING"].items()]
+    out.append("\nThe rules, in order; the first that holds gives the verdict:\n")
+    for number, rule in enumerate(command()["RULES"], 1):
+        fix = " or ".join(f"**{f}**" for f in rule.families())
+        gives = f"asks {fix}" if len(rule.families()) > 1 else f"gives {fix}"
+        doc = " ".join(inspect.cleandoc(rule.__doc__).split())
+        reads = ", ".join(f"`{r}`" for r in rule_reads(rule))
+        out.append(f"{number}. **`{rule.name}`** {gives}. {doc}")
+        out.append(f"    Reads {reads}. {programs_of(decided.get(rule.name, []))}")
+    return "\n".join(out) + "\n"
+
+
+def programs_of(scripts: list[str]) -> str:
+    """The scored programs a rule decided (split, first try), and how many of the site's own."""
+    if not scripts:
+        return "No program on this site reaches it yet."
+    listed = []
+    for script in scripts:
+        page, lineno = reproducers()[script]
+        if not scored(page):
+            continue
+        want = expected()[script]
+        text, anchor = section(page, lineno)
+        rel = page.relative_to(ROOT / "docs").as_posix()
+        split = SPLITS["looked-at" if want.get("looked_at") else want["split"]].lower()
+        listed.append(f"[{text}]({rel}#{anchor}) ({split}; first try: {want['first_try']})")
+    own = len(scripts) - len(listed)
+    said = f"Decides {own} of the site's reproducers" if own else "Decides"
+    if listed:
+        programs = f"{len(listed)} real program{'s' if len(listed) > 1 else ''}"
+        said += (" and " if own else " ") + f"{programs}: " + "; ".join(listed)
+    return said + "."
+
+
+def test_rules_section_is_what_the_table_and_runs_make(request):
+    actual = rules_section()
+    if request.config.getoption("--bless"):
+        RULES_PAGE.write_text(actual)
+    assert RULES_PAGE.read_text() == actual, (
+        f"{RULES_PAGE.relative_to(ROOT)} is not what the rule table and the runs make; "
+        "run `pytest tests/test_diagnose.py --bless` and read the diff"
+    )
+
+
+def test_each_rule_reads_only_the_deciding_facts():
+    """A rule is a function of the facts: it reads its argument's DECIDING fields, compares
+    them with constants, and calls nothing (no name, shape or object of the program)."""
+    deciding = command()["DECIDING"]
+    for rule in command()["RULES"]:
+        fn = ast.parse(inspect.getsource(rule.holds)).body[0]
+        param = fn.args.args[0].arg
+        body = ast.Module(body=fn.body, type_ignores=[])
+        calls = [n for n in ast.walk(body) if isinstance(n, ast.Call)]
+        names = {n.id for n in ast.walk(body) if isinstance(n, ast.Name)} - {param}
+        unknown = set(rule_reads(rule)) - deciding.keys()
+        assert not calls and not names and not unknown, (
+            f"rule {rule.name}: calls {len(calls)}, reads names {sorted(names)}, "
+            f"facts not in DECIDING {sorted(unknown)}"
+        )
+
+
+def test_every_deciding_fact_is_read_by_a_rule():
+    read = {fact for rule in command()["RULES"] for fact in rule_reads(rule)}
+    unread = command()["DECIDING"].keys() - read
+    assert not unread, f"facts no rule reads: {sorted(unread)} (drop them from DECIDING)"
+
+
+def test_each_part_uses_only_the_parts_before_it():
+    order = list(sitekit.PART_ORDER)
+    for i, name in enumerate(order):
+        tree = ast.parse((PARTS / f"{name}.py").read_text())
+        used = {
+            node.module or "__init__"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 1
+        }
+        later = used - set(order[:i])
+        assert not later, f"{name}.py imports {sorted(later)}: a part uses only those before it"
+
+
+def test_no_function_of_the_command_is_long():
+    long = []
+    for path in sorted(PARTS.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno >= 60:
+                long.append(f"{path.name}:{node.lineno} {node.name}")
+    assert not long, f"functions over 60 lines: {long}"
+
+
+def test_the_served_file_is_the_parts_assembled_and_clean():
+    """The one file is made from every part (none left out), and reads as code written by
+    hand: ruff's checks and format pass on it, as on the snippets."""
+    parts = {p.stem for p in PARTS.glob("*.py")}
+    assert parts == set(sitekit.PART_ORDER), (
+        f"parts not assembled: {parts ^ set(sitekit.PART_ORDER)}"
+    )
+    assert COMMAND.read_text() == sitekit.command_source()
+    ruff = Path(sys.executable).with_name("ruff")
+    name = "snippets/diagnose/freed_graph_report.py"  # the snippets' rules and width
+    for args in (["check"], ["format", "--check"]):
+        run = subprocess.run(
+            [str(ruff), *args, "--stdin-filename", name, "-"],
+            input=COMMAND.read_text(),
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        assert run.returncode == 0, f"ruff {' '.join(args)} on the assembled command:\n{run.stdout}"

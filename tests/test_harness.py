@@ -343,6 +343,31 @@ def test_snippet_no_page_uses_fails(project):
     project.run().stdout.fnmatch_lines(["*snippets/a/orphan.py:1: no page shows this snippet*"])
 
 
+def test_a_module_of_a_package_is_shown_not_run(project):
+    # A part of a program the scripts import: run as a script, this one would fail.
+    project.snippet("a/tool/__init__.py", "from .part import VALUE\n")
+    project.snippet("a/tool/part.py", 'VALUE = 3\nraise SystemExit("not a script")\n')
+    project.page(include("a/tool/__init__.py") + "\n" + include("a/tool/part.py"))
+    result = project.run("-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*docs/page.md::snippets/a/tool/part.py PASSED*"])
+
+
+def test_a_module_of_a_package_declares_no_outcome(project):
+    project.snippet("a/tool/__init__.py", "VALUE = 3\n")
+    project.page(include("a/tool/__init__.py") + "\n" + fence('text title="Output"', "3"))
+    project.run().stdout.fnmatch_lines(
+        ["*docs/page.md:1 (snippets/a/tool/__init__.py): a module of a package is imported, not*"]
+    )
+
+
+def test_a_module_no_page_shows_fails(project):
+    project.snippet("a/tool/__init__.py", "VALUE = 3\n")
+    project.snippet("a/tool/part.py", "VALUE = 4\n")
+    project.page(include("a/tool/__init__.py"))
+    project.run().stdout.fnmatch_lines(["*snippets/a/tool/part.py:1: no page shows this snippet*"])
+
+
 def test_snippet_shown_only_in_excerpts_fails_once(project):
     project.snippet("a/parts.py", '# --8<-- [start:fix]\nprint("hi")\n# --8<-- [end:fix]\n')
     project.page(fence("python", '--8<-- "snippets/a/parts.py:fix"'))

@@ -306,3 +306,120 @@ def package(
     zip_tree(offline_dir, written["zip"])
     label_sizes(site_dir, written)
     return list(written.values())
+
+
+# --------------------------------------------------------------------------------------------
+# The diagnose command: one file for readers, assembled from its parts
+# --------------------------------------------------------------------------------------------
+
+COMMAND_PARTS = ROOT / "snippets" / "diagnose" / "freed_graph_report"
+COMMAND_NAME = "freed_graph_report.py"
+# Each part uses only the parts before it; the package's own entry points come last.
+PART_ORDER = ("watching", "facts", "rules", "report", "__init__", "__main__")
+COMMAND_SITE = re.compile(r'^SITE = "([^"]+)"$', re.M)
+
+
+def command_source(parts: Path = COMMAND_PARTS, site_url: str | None = None) -> str:
+    """The command as the one file readers download: the package's docstring, every part's
+    imports of other modules merged at the top, then each part's code in PART_ORDER under a
+    comment with its docstring. The parts' imports of each other go: in one file, their names
+    are one namespace. `site_url` replaces the address its `see:` lines name."""
+    import ast
+
+    imports: dict[str, set[str]] = {}  # module: names ("" for `import module`)
+    sections, defined = [], {}
+    for name in PART_ORDER:
+        path = parts / f"{name}.py"
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text, filename=str(path))
+        doc = ast.get_docstring(tree, clean=False)
+        body = tree.body[1:] if doc is not None else tree.body
+        start = (tree.body[0].end_lineno if doc is not None else 0) if tree.body else 0
+        for node in body:
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                break
+            start = node.end_lineno
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    imports.setdefault(_imported(alias, path), set()).add("")
+            elif node.level == 0:
+                imports.setdefault(node.module, set()).update(
+                    _imported(alias, path) for alias in node.names
+                )
+        for top in _top_names(body):
+            if top in defined:
+                raise ValueError(f"{path}: {top} is defined in {defined[top]} too")
+            defined[top] = path.name
+        code = "\n".join(text.split("\n")[start:]).strip("\n")
+        if name == "__init__":
+            head = f'"""{doc}"""'
+            sections.append(code)
+        else:
+            sections.append(_part_comment(name, doc) + code)
+    source = head + "\n\n" + _import_block(imports) + "\n\n" + "\n\n\n".join(sections) + "\n"
+    if site_url is not None:
+        source = COMMAND_SITE.sub(f'SITE = "{site_url}"', source, count=1)
+    return source
+
+
+def _imported(alias, path: Path) -> str:
+    if alias.asname:
+        raise ValueError(f"{path}: `as` in a top-level import cannot be merged: {alias.name}")
+    return alias.name
+
+
+def _top_names(body) -> list[str]:
+    import ast
+
+    names = []
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return names
+
+
+def _part_comment(name: str, doc: str | None) -> str:
+    """A part's docstring as a comment, wrapped to the snippets' 72 columns."""
+    import textwrap
+
+    lines = [f"# --- {name} ".ljust(72, "-")]
+    for paragraph in (doc or "").strip().split("\n\n"):
+        lines += [f"# {line}" for line in textwrap.wrap(" ".join(paragraph.split()), 70)]
+        lines.append("#")
+    return "\n".join(lines[:-1]) + "\n\n"
+
+
+def _import_block(imports: dict[str, set[str]]) -> str:
+    """The imports as ruff's isort writes them: the standard library, then the rest; in each,
+    `import x` lines first, then `from x import ...`."""
+    sections = []
+    for stdlib in (True, False):
+        mods = sorted(m for m in imports if (m.split(".")[0] in sys.stdlib_module_names) == stdlib)
+        plain = [f"import {m}" for m in mods if "" in imports[m]]
+        froms = [
+            f"from {m} import {', '.join(sorted(imports[m] - {''}))}"
+            for m in mods
+            if imports[m] - {""}
+        ]
+        if plain or froms:
+            sections.append("\n".join(plain + froms))
+    return "\n\n".join(sections)
+
+
+def command_site(parts: Path = COMMAND_PARTS) -> str:
+    """The address the command's `see:` lines name by default (its `SITE`), read from the part
+    that defines it, without assembling the file."""
+    for name in PART_ORDER:
+        if m := COMMAND_SITE.search((parts / f"{name}.py").read_text(encoding="utf-8")):
+            return m.group(1)
+    raise ValueError(f"{parts}: no part defines SITE")
+
+
+def write_command(directory: Path, site_url: str | None = None) -> Path:
+    """The assembled command written into `directory`, as readers download it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / COMMAND_NAME
+    path.write_text(command_source(site_url=site_url), encoding="utf-8")
+    return path

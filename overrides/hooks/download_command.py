@@ -1,30 +1,23 @@
-"""MkDocs hook: the diagnose command, served as a file a reader downloads with curl.
+"""MkDocs hook: the diagnose command, served as the one file a reader downloads with curl.
 
-The file is the tested snippet itself. Its `SITE` constant, which the report's `see:` lines
-are built from, is the default `site_url`; when the build sets another (the deploy workflow's
-SITE_URL), the served copy and the pages that show its output name that address instead.
+The file is assembled from its parts (snippets/diagnose/freed_graph_report/, which the diagnose
+page shows and the tests run) by sitekit.command_source. Its `SITE` constant, which the
+report's `see:` lines are built from, is the default `site_url`; when the build sets another
+(the deploy workflow's SITE_URL), the served file and the pages that show its output name that
+address instead.
 """
 
-import re
 from pathlib import Path
 
-COMMAND = Path(__file__).resolve().parents[2] / "snippets" / "diagnose" / "freed_graph_report.py"
-NAME = COMMAND.name
-SITE = re.compile(r'^SITE = "([^"]+)"$', re.M)
-
-
-def _default_site() -> str:
-    return SITE.search(COMMAND.read_text(encoding="utf-8")).group(1)
+import sitekit
 
 
 def on_page_markdown(markdown, page, config, files):
-    default = _default_site()
+    default = sitekit.command_site()
     if config["site_url"] == default:
         return markdown
     return markdown.replace(default, config["site_url"])
 
 
 def on_post_build(config):
-    text = COMMAND.read_text(encoding="utf-8")
-    text = SITE.sub(f'SITE = "{config["site_url"]}"', text, count=1)
-    (Path(config["site_dir"]) / NAME).write_text(text, encoding="utf-8")
+    sitekit.write_command(Path(config["site_dir"]), site_url=config["site_url"])

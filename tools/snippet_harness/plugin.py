@@ -153,13 +153,21 @@ class PageFile(pytest.File):
             yield ProblemItem.from_parent(self, name=f"line {p.lineno}", problem=p)
         for block in blocks:
             if block.excerpt is None:
-                yield RunItem.from_parent(self, name=site.rel(block.snippet), snippet=block.snippet)
+                item = ModuleItem if is_module(block.snippet) else RunItem
+                yield item.from_parent(self, name=site.rel(block.snippet), snippet=block.snippet)
             elif why := site.excerpt_problem(block):
                 problem = Problem(block.page, block.lineno, why)
                 key = None if site.homes(block.snippet) else _key(block.snippet)
                 yield ProblemItem.from_parent(
                     self, name=f"line {block.lineno}", problem=problem, key=key
                 )
+
+
+def is_module(snippet: Path) -> bool:
+    """A file of a package (a folder with __init__.py) under snippets/: a part of a program
+    the scripts import, not a script. Pages show it whole, as its code; it is not run, and the
+    tests of what imports it are its tests (the diagnose command's parts)."""
+    return (snippet.parent / "__init__.py").is_file()
 
 
 def _key(snippet: Path) -> tuple | None:
@@ -172,7 +180,10 @@ class SnippetFile(pytest.File):
         site = self.config.stash[SITE]
         path = self.path.resolve()
         if site.homes(path):
-            yield RunItem.from_parent(self, name="run", snippet=path)
+            if is_module(path):
+                yield ModuleItem.from_parent(self, name="module", snippet=path)
+            else:
+                yield RunItem.from_parent(self, name="run", snippet=path)
             return
         parts = ", ".join(site.where(b) for b in site.shown(path))
         message = (
@@ -242,3 +253,27 @@ class RunItem(_Item):
     def reportinfo(self):
         # Not its name: pytest would show a name with dots in it as a dotted path.
         return self.snippet, 0, f"python {self.config.stash[SITE].rel(self.snippet)}"
+
+
+class ModuleItem(_Item):
+    """A module of a package, shown whole: not run, so it has no outcome fences of its own."""
+
+    def __init__(self, *, snippet: Path, **kw):
+        super().__init__(**kw)
+        self.snippet = snippet.resolve()
+        self.key = ("module", self.snippet)
+
+    def runtest(self):
+        site = self.config.stash[SITE]
+        rel = site.rel(self.snippet)
+        failures = [
+            f"{site.where(home)} ({rel}): a module of a package is imported, not run as a "
+            "script: it has no outcome of its own; remove the fences under it"
+            for home in site.homes(self.snippet)
+            if home.fences
+        ]
+        if failures:
+            raise HarnessFailure("\n".join(failures))
+
+    def reportinfo(self):
+        return self.snippet, 0, f"module {self.config.stash[SITE].rel(self.snippet)}"

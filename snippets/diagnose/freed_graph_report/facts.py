@@ -1,0 +1,743 @@
+"""Facts: what one failure's graph and the program show, read from the
+records that watching keeps, as one plain record (`Facts`).
+
+The fields in DECIDING are what the rules read: yes-or-no answers and
+counts, never a name or a shape. The others are what the report prints
+beside them: the lines that made and used the value, where the program
+keeps it, and the names of what it trains.
+"""
+
+import functools
+import os
+import sys
+import types
+from collections import deque
+
+import torch
+
+from .watching import (
+    _EVENTS,
+    _STEP_VERSIONS,
+    _STEPPED,
+    RAN,
+    ROOT,
+    _caller,
+    _calls,
+    _chain,
+    _children,
+    _copies,
+    _differs,
+    _hooked,
+    _is_leaf,
+    _is_library,
+    _name,
+    _yours,
+)
+
+# The facts the rules may read, and what each says.
+DECIDING = {
+    "own_tensor": "the tensor backpropagated now was backpropagated "
+    "before (not a value inside its graph)",
+    "loss": "what is reused is a loss an earlier backward started from",
+    "library_and_yours": "one of the two backward calls is your code's "
+    "and the other an installed package's",
+    "grad_without_graph": "autograd.grad() without create_graph=True "
+    "freed it",
+    "grad_inputs_here": "this graph takes in an input that grad() call "
+    "took the gradient for",
+    "grad_inputs_trained": "an optimizer trains an input that grad() "
+    "call took the gradient for",
+    "new_forward": "this graph had a forward of its own after that "
+    "backward began (a node made since takes in a leaf)",
+    "order": "'same': this graph was built before that backward; "
+    "'after': built after it, from a value kept from before",
+    "carried": "the lines that made the value also made the node "
+    "that takes it in now (a state fed back)",
+    "stale": "a parameter or tensor the value was made from holds "
+    "other values now, or was replaced",
+    "replaced": "tensors the value was made from that your program "
+    "replaced with new ones of their shape",
+    "by_hand": "parameters an optimizer owns behind the value that "
+    "changed after that optimizer's last step() (an EMA update or a "
+    "perturbation of its parameters)",
+    "stepped": "an optimizer stepped since, and none is stepping now",
+    "other_grad_outputs": "the two calls gave different grad_outputs "
+    "(rows of a Jacobian)",
+    "wrote_input_grad": "that backward() wrote a .grad into tensors no "
+    "optimizer owns (inputs)",
+    "cleared": "the .grad that backward wrote was cleared since",
+    "through": "parameters an optimizer trains, reached through the "
+    "value",
+    "only": "of those, reached only through it (detaching it leaves "
+    "them no gradient)",
+    "unowned": "tensors that need a gradient, reached only through the "
+    "value, that no optimizer owns",
+    "optimizers": "an optimizer owns a leaf of this graph",
+    "trains_outside": "this loss trains parameters without the value",
+    "other_model": "this loss trains another optimizer's parameters "
+    "than those behind the value",
+    "gan_like": "the earlier loss trained, besides the value, only "
+    "other optimizers' parameters, and this one trains nothing it did "
+    "not (a GAN's discriminator step)",
+    "updates_left_it": "tensors that backward reached changed since, "
+    "none of those behind the value",
+    "one_trainer": "at most one optimizer trains the value's "
+    "parameters and this graph's",
+}
+
+
+class Facts:
+    """One failure's facts, as plain attributes: DECIDING's, and what
+    the report prints beside them. `reused`: a backward already ran
+    part of this graph; `recorded`: a record says which one (every
+    other fact is read only then)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def read(roots, site, outs=None, failed=False):
+    """The facts of the graph behind `roots`. `site`: the frames of the
+    call about to backpropagate it; `failed`: that call raised (it ran,
+    and freed, the nodes it reached first)."""
+    graph = _Graph(roots, failed)
+    facts = Facts(
+        roots=roots,
+        site=site,
+        failed=failed,
+        old=graph.old,
+        crossings=graph.crossings,
+        reused=bool(graph.old),
+        freed_by=graph.freed_by,
+        recorded=bool(graph.old and graph.freed_by),
+        caller=_caller(site),
+        holders=[],
+    )
+    if facts.recorded:
+        _read_owners(facts, graph)
+        _read_changes(facts, graph, _copies(outs))
+        _read_shape(facts, graph)
+    return facts
+
+
+def _read_owners(f, graph):
+    """Who trains what: the optimizers that own a leaf here (with none,
+    a program that updates by hand: every leaf counts as trained)."""
+    every = _optimizers()
+    both = {**graph.leaves_old, **graph.leaves_new}
+    opts = [o for o in every if _owners(both, [o])]
+    trained = _owned(opts) if opts else set(both)
+    new, old = graph.leaves_new, graph.leaves_old
+    through = {i: t for i, t in old.items() if i in trained}
+    only = {i: t for i, t in through.items() if i not in new}
+    unowned = {}
+    if every:
+        owned = _owned(every)
+        unowned = {
+            i: t
+            for i, t in old.items()
+            if i not in new and i not in owned
+        }
+    outside = {i: t for i, t in new.items() if i in trained}
+    theirs = _owners(set(outside), opts)
+    f.__dict__.update(
+        optimizers=bool(opts),
+        through=len(through),
+        only=len(only),
+        unowned=len(unowned),
+        trains_outside=bool(outside),
+        other_model=bool(
+            only and theirs and not (_owners(only, opts) & theirs)
+        ),
+        gan_like=graph.gan_like(f.freed_by, every, only),
+        one_trainer=len(_owners(set(only) | set(new), opts)) <= 1,
+        only_names=_names(only) if only else [],
+        unowned_names=_names(unowned) if unowned else [],
+        outside_names=_names(outside) if outside else [],
+        _through=through,
+        _only=only,
+        _trained=trained,
+        _every=every,
+    )
+
+
+def _read_changes(f, graph, outs):
+    """What changed since the freeing backward, and what it wrote."""
+    by = f.freed_by
+    changed = graph.changed(by, f._through)
+    replaced = _replaced(f._only)
+    # Changed outside any step of the optimizer that owns it: an EMA
+    # copy, a target network, a perturbation.
+    by_hand = [
+        t
+        for t in changed
+        if id(t) in _STEP_VERSIONS
+        and (
+            t._version != _STEP_VERSIONS[id(t)][0]
+            or _differs(t, _STEP_VERSIONS[id(t)][1])
+        )
+    ]
+    running = _running_step()
+    steps = [e[1] for e in _since(by)]
+    mine = [r for r in f.roots if r in f.old]
+    inputs = {} if mine else graph.input_grads(by, f._trained, f._every)
+    f.__dict__.update(
+        changed=len(changed),
+        replaced=len(replaced),
+        by_hand=len(by_hand),
+        stale=bool(changed or replaced),
+        steps=steps,
+        stepping=type(running).__name__ if running else None,
+        stepped=bool(steps) and not running,
+        other_grad_outputs=bool(by.grad_outputs)
+        and not _same(by.grad_outputs, outs),
+        wrote_input_grad=bool(inputs),
+        input_names=_names(inputs) if inputs else [],
+        cleared=not mine and graph.cleared(by),
+        updates_left_it=bool(graph.changed(by)) and not changed,
+    )
+
+
+def _read_shape(f, graph):
+    """How this graph meets the value: order, the loss, who called."""
+    by = f.freed_by
+    mine = [r for r in f.roots if r in f.old]
+    firsts = [n for _, n in f.crossings]
+    order = (
+        "same"
+        if mine
+        else ("after" if graph.built_after(by) else "same")
+    )
+    inputs = by.inputs or ()
+    f.__dict__.update(
+        own_tensor=bool(mine),
+        holders=[] if mine else _holders(firsts, f.roots, by.seq),
+        order=order,
+        # A state fed back from an earlier iteration: the graph that
+        # takes it in was built after the backward that freed it (a
+        # recurrence inside one forward is not carried).
+        carried=not mine and order == "after" and graph.carried(),
+        loss=bool(
+            mine
+            or [n for n in firsts if by in n.metadata.get(ROOT, ())]
+        ),
+        library_and_yours=(by.by is None) != (f.caller is None),
+        grad_without_graph=by.kind == "autograd.grad()"
+        and not by.create_graph,
+        grad_inputs_here=any(i in graph.leaves_new for i in inputs),
+        grad_inputs_trained=any(i in f._trained for i in inputs),
+        new_forward=graph.new_forward(by),
+        calls_after=sum(1 for c in _calls() if c.number > by.number),
+        freed_line=_your_line(by.site),
+        this_line=_your_line(f.site),
+    )
+
+
+def _your_line(frames):
+    """The line number of your innermost frame, or None."""
+    mine = _yours(frames)
+    return mine[-1][1] if mine else None
+
+
+def _since(call):
+    """The optimizer steps after the call."""
+    return [
+        e for e in _EVENTS if type(e) is tuple and e[0] > call.number
+    ]
+
+
+def _state(node):
+    """saved, none (it saves no tensor), freed, or other (an error of
+    another kind)."""
+    try:
+        if isinstance(node, torch.autograd.function.BackwardCFunction):
+            raw = node._raw_saved_tensors
+            return (
+                "saved"
+                if _hooked(raw) or node.saved_tensors
+                else "none"
+            )
+        if _name(node) == "CopySlices":
+            # It keeps the in-place op's node, not tensors: a gradient
+            # of the wrong shape stops at the shape check unless that
+            # node is freed (CopySlices::apply_impl, in tensor.cpp).
+            shape = node._input_metadata[0].shape
+            node(torch.empty(0, *shape, device="meta"))
+            return "saved"
+        state = "none"
+        for attr in dir(node):
+            if attr.startswith("_saved_"):
+                if _hooked(getattr(node, "_raw" + attr, None)):
+                    return "saved"
+                value = getattr(node, attr)
+                values = (
+                    value
+                    if isinstance(value, (list, tuple))
+                    else [value]
+                )
+                if any(isinstance(v, torch.Tensor) for v in values):
+                    state = "saved"
+        return state
+    except RuntimeError as e:
+        if "freed" in str(e):
+            return "freed"
+        return "saved" if _name(node) == "CopySlices" else "other"
+
+
+class _Graph:
+    """The graph behind `roots`, against the records: the nodes an
+    earlier backward ran (old), the others (new), where they meet, the
+    leaves on each side, and the backward that freed it."""
+
+    def __init__(self, roots, failed):
+        # A call that failed has run, and freed, the nodes it reached
+        # first: only the record tells them from those run earlier.
+        self.roots, self.failed = roots, failed
+        self.old, self.new, self.crossings = self._split()
+        self.leaves_new, self.leaves_old = self._leaves()
+        self.freed_by = self._freed_by()
+
+    def is_old(self, node):
+        """True if an earlier backward ran the node (and freed it)."""
+        ran = any(not c.keep for c in node.metadata.get(RAN, ()))
+        if self.failed or ran:
+            return ran
+        return _state(node) == "freed"
+
+    def _split(self):
+        """Old nodes (a backward already ran them), new ones, and the
+        edges from a new node to an old one."""
+        old = {r for r in self.roots if self.is_old(r)}
+        new, crossings = [], []
+        todo = [r for r in self.roots if r not in old]
+        seen = set(todo) | old
+        while todo:
+            node = todo.pop(0)
+            new.append(node)
+            for child in _children(node):
+                if _is_leaf(child):
+                    continue
+                if child not in seen and self.is_old(child):
+                    old.add(child)
+                if child in old:
+                    crossings.append((node, child))
+                elif child not in seen:
+                    todo.append(child)
+                seen.add(child)
+        return old, new, crossings
+
+    def _firsts(self):
+        """The old nodes this call reaches first."""
+        reused = [r for r in self.roots if r in self.old]
+        return [n for _, n in self.crossings] + reused
+
+    def _leaves(self):
+        """Leaves that need a gradient: reached without the old nodes,
+        and reached through them."""
+
+        def below(starts, stop):
+            found, seen, todo = {}, set(starts), list(starts)
+            while todo:
+                for child in _children(todo.pop()):
+                    if _is_leaf(child):
+                        if child.variable.requires_grad:
+                            found[id(child.variable)] = child.variable
+                    elif child not in seen and child not in stop:
+                        seen.add(child)
+                        todo.append(child)
+            return found
+
+        return below(self.new, self.old), below(self._firsts(), ())
+
+    def _freed_by(self):
+        ran = [
+            c for n in self._firsts() for c in n.metadata.get(RAN, ())
+        ]
+        freeing = [c for c in ran if not c.keep]
+        return min(freeing, key=lambda c: c.number) if freeing else None
+
+    @staticmethod
+    def changed(call, leaves=None):
+        """The leaves (of `leaves`, or all) that hold other values now
+        than when `call` ran: changed in place (their version moved) or
+        through .data (their sum or norm moved)."""
+        changed = []
+        for i, (ref, version) in call.versions.items():
+            leaf = ref()
+            if leaf is None or (leaves is not None and i not in leaves):
+                continue
+            if leaf._version != version or _differs(
+                leaf, call.values.get(i)
+            ):
+                changed.append(leaf)
+        return changed
+
+    def carried(self):
+        """True if the lines that made the value also made the node that
+        takes it in now: a state fed back, from an earlier iteration."""
+        return any(
+            _chain(j) and _chain(j) == _chain(n)
+            for j, n in self.crossings
+        )
+
+    def built_after(self, by):
+        """True if this graph was built after `by` began: a node made
+        since takes in the reused value, or a new forward (a node made
+        since that takes in a leaf needing a gradient) reaches it.
+        Nodes made since only above values made before, such as a loss
+        scaled for AMP, do not count."""
+        if by.seq is None:
+            return False
+        return self.new_forward(by) or any(
+            j._sequence_nr() > by.seq for j, _ in self.crossings
+        )
+
+    def new_forward(self, by):
+        """True if this graph had a forward of its own after `by` began:
+        a node made since then that takes in a leaf needing a gradient.
+        False: it only combines values made before that backward."""
+        if by.seq is None:
+            return False
+        return any(
+            n._sequence_nr() > by.seq
+            and any(
+                _is_leaf(c) and c.variable.requires_grad
+                for c in _children(n)
+            )
+            for n in self.new
+        )
+
+    def cleared(self, by):
+        """True if the .grad that `by` wrote into the leaves this call
+        reaches again was cleared since (set to None or zeroed)."""
+        again = [
+            ref()
+            for i, (ref, _) in by.versions.items()
+            if i in self.leaves_new or i in self.leaves_old
+        ]
+        again = [t for t in again if t is not None]
+        return bool(again) and all(
+            t.grad is None or not t.grad.any() for t in again
+        )
+
+    def input_grads(self, by, trained, every):
+        """Leaves the earlier backward() wrote a .grad into that no
+        optimizer trains (inputs): that .grad may be in this loss."""
+        if by.kind != "backward()" or not every:
+            return {}
+        # Not trained here, and no optimizer's at all: with none
+        # owning a leaf of this graph, `trained` is all of its leaves.
+        owned, found = _owned(every), {}
+        for i, (ref, _) in by.versions.items():
+            leaf = ref()
+            if leaf is not None and i not in trained and i not in owned:
+                found[i] = leaf
+        return found
+
+    def gan_like(self, by, opts, only):
+        """True if the earlier loss trained, outside the value, only
+        parameters of other optimizers than those behind the value
+        (`only`), and this loss trains nothing outside the value that
+        the earlier one did not: the earlier loss belonged to those
+        other optimizers (a GAN's discriminator step), this one to the
+        value's."""
+        if not opts:
+            return False
+        trained = _owned(opts)
+        earlier = {
+            i
+            for i in by.versions
+            if i not in self.leaves_old and i in trained
+        }
+        now = {i for i in self.leaves_new if i in trained}
+        behind = _owners(only, opts)
+        return (
+            bool(earlier)
+            and now <= earlier
+            and not (_owners(earlier, opts) & behind)
+        )
+
+
+def _running_step():
+    """The optimizer whose step() is running now, if one is."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        me = frame.f_locals.get("self")
+        if frame.f_code.co_name == "step" and isinstance(
+            me, torch.optim.Optimizer
+        ):
+            return me
+        frame = frame.f_back
+    return None
+
+
+def _same(a, b):
+    """True if two lists of grad_outputs hold the same values."""
+    if a is None or b is None or len(a) != len(b):
+        return a is b
+    return all(
+        x is y
+        or (
+            x is not None
+            and y is not None
+            and x.shape == y.shape
+            and torch.equal(x, y)
+        )
+        for x, y in zip(a, b)
+    )
+
+
+def _replaced(only):
+    """Tensors a value was made from that your program replaced: no
+    variable of yours holds them, one holds a new leaf of their
+    shape."""
+    held = {
+        id(v): tuple(v.shape)
+        for _, v in _reachable(2)
+        if isinstance(v, torch.Tensor) and v.is_leaf and v.requires_grad
+    }
+    shapes = set(held.values())
+    return [
+        t
+        for i, t in only.items()
+        if i not in held and tuple(t.shape) in shapes
+    ]
+
+
+# --- the program's objects --------------------------------------------
+
+
+def _reachable(depth=3, budget=20000):
+    """(path, value) for your variables and what they hold, breadth
+    first: attributes (of modules and of any object, a library's
+    included), buffers and submodules, list, tuple, deque and dict
+    entries. Paths are spelled as your code would (`model.cache`,
+    `log[3]`); a function's local says which function."""
+    frame, todo, spaces = sys._getframe(1), [], set()
+    while frame is not None:
+        code = frame.f_code
+        if not _is_library(code.co_filename):
+            local = code.co_name != "<module>"
+            where = f" in {code.co_name}()" if local else ""
+            spaces.add(id(frame.f_globals))
+            todo += [
+                (k, where, v, 0) for k, v in frame.f_locals.items()
+            ]
+            if local:
+                todo += [
+                    (k, "", v, 0) for k, v in frame.f_globals.items()
+                ]
+        frame = frame.f_back
+    seen = set()
+    for path, where, value, level in todo:
+        # A script's globals, as a runner's local, are walked already.
+        if path.startswith("__") or len(seen) > budget:
+            continue
+        if id(value) in spaces:
+            continue
+        yield f"`{path}`{where}", value
+        if (
+            level == depth
+            or id(value) in seen
+            or isinstance(value, torch.Tensor)
+        ):
+            continue
+        seen.add(id(value))
+        todo += [
+            (path + k, where, v, level + 1) for k, v in _parts(value)
+        ]
+
+
+_ROUTINES = (
+    types.FunctionType,
+    types.MethodType,
+    types.BuiltinFunctionType,
+    functools.partial,
+)
+# nn.Module's own bookkeeping (hooks, flags, the three dicts above).
+_MODULE_OWN = set(vars(torch.nn.Module()))
+
+
+def _parts(value):
+    """(accessor, item) for what a container or an object holds."""
+    try:
+        if isinstance(value, dict):
+            return [
+                (f"[{k!r}]", v) for k, v in list(value.items())[:100]
+            ]
+        if isinstance(value, (list, tuple, deque)):
+            return [
+                (f"[{i}]", v) for i, v in enumerate(list(value)[:100])
+            ]
+        if isinstance(value, torch.nn.Module):
+            parts = {**value._buffers, **value._modules}
+            kind = type(value)
+            for k, v in vars(value).items():
+                if k in _MODULE_OWN:
+                    continue
+                # A library's state behind a property (gpytorch's
+                # train_targets is _train_targets): the public name.
+                public = k.lstrip("_")
+                if k != public and isinstance(
+                    getattr(kind, public, None), property
+                ):
+                    k = public
+                parts[k] = v
+            return [(f".{k}", v) for k, v in parts.items()]
+        # Functions and methods hold nothing of yours to name; an
+        # object with a __call__ (a library's calculator) does.
+        if isinstance(value, (type, type(os), *_ROUTINES)):
+            return []
+        return [(f".{k}", v) for k, v in vars(value).items()]
+    except Exception:  # no __dict__, a dead proxy, one that raises
+        return []
+
+
+def _optimizers():
+    found = {id(o): o for o in _STEPPED}
+    # A framework's first step, its closure running now: the optimizer
+    # has not stepped yet and sits deep in the framework's objects.
+    running = _running_step()
+    if running is not None:
+        found.setdefault(id(running), running)
+    for _, value in _reachable(depth=2):
+        if isinstance(value, torch.optim.Optimizer):
+            found.setdefault(id(value), value)
+    return list(found.values())
+
+
+def _owned(optimizers):
+    """The ids of the tensors these optimizers update."""
+    return {
+        id(p)
+        for o in optimizers
+        for g in o.param_groups
+        for p in g["params"]
+    }
+
+
+def _owners(ids, optimizers):
+    """The optimizers (by id) that update one of the tensors `ids`."""
+    return {id(o) for o in optimizers if _owned([o]) & set(ids)}
+
+
+def _names(leaves):
+    """The leaves' names, as your code spells them (`enc.0.weight`),
+    through the shortest way your variables reach them."""
+    found = {}
+    for path, value in _reachable(depth=3):
+        var = path.strip("`").split("` in ")[0]
+        # A framework keeps your model behind its private attributes
+        # (Lightning's trainer...._lightning_module): your class's name
+        # reads better than that path, a public path better than both.
+        hidden = "._" in var
+        if isinstance(value, torch.nn.Module):
+            names = [(2 if hidden else 0, var)]
+            if hidden and _your_class(value):
+                names.append((1, type(value).__name__))
+            for name, p in value.named_parameters():
+                if id(p) in leaves:
+                    found.setdefault(id(p), []).extend(
+                        (rank, f"{v}.{name}") for rank, v in names
+                    )
+        elif isinstance(value, torch.Tensor) and id(value) in leaves:
+            # After any module's path: a parameter kept by another
+            # object too (a distribution's `loc`) is the module's.
+            found.setdefault(id(value), []).append((3 + hidden, var))
+    unnamed = "a tensor of shape {}"
+    return sorted(
+        # A module's parameter by its path before a loop's variable.
+        min(found[i], key=lambda n: ("." not in n[1], n[0], len(n[1])))[
+            1
+        ]
+        if i in found
+        else unnamed.format(tuple(t.shape))
+        for i, t in leaves.items()
+    )
+
+
+def _your_class(module):
+    """True if the module's class was written in your code."""
+    for value in vars(type(module)).values():
+        code = getattr(value, "__code__", None)
+        if code is not None:
+            return not _is_library(code.co_filename)
+    return False
+
+
+def _holders(nodes, roots, since):
+    """Every place your program keeps a tensor whose graph reaches one
+    of `nodes` (the reused values): the tensors those nodes made, or
+    when none is kept, those built on them: first those made since the
+    freeing backward (numbered above `since`: a state written back),
+    nearest the value first, then older ones (a log of past outputs).
+    The tensors this call backpropagates are not holders."""
+    walk = _HolderWalk(set(nodes), set(roots), since)
+    # Deeper only where nothing nearer holds it: a framework's model
+    # keeps a constant in a node's arguments (Keras), a library's
+    # cache deep inside an object you hold.
+    return walk.found(4) or walk.found(6)
+
+
+class _HolderWalk:
+    """Your variables' tensors, against the reused values `targets`."""
+
+    def __init__(self, targets, new, since):
+        self.targets, self.new, self.since = targets, new, since
+        self.memo = {}  # node: whether it reaches a target
+
+    def hops(self, start, most=5000):
+        """Graph steps from `start` down to a reused value."""
+        level, seen, depth = [start], {start}, 0
+        while level and len(seen) < most:
+            if any(n in self.targets for n in level):
+                return depth
+            level = [
+                c
+                for n in level
+                for c in _children(n)
+                if not _is_leaf(c) and c not in seen and not seen.add(c)
+            ]
+            depth += 1
+        return most
+
+    def reaches(self, start):
+        memo, todo = self.memo, [start]
+        while todo:
+            node = todo[-1]
+            if node in memo:
+                todo.pop()
+            elif node in self.targets:
+                memo[node] = True
+            else:
+                kids = [c for c in _children(node) if not _is_leaf(c)]
+                pending = [c for c in kids if c not in memo]
+                if pending:
+                    todo += pending
+                else:
+                    memo[node] = any(memo[c] for c in kids)
+        return memo[start]
+
+    def found(self, depth):
+        exact, built_on, held = [], [], set()
+        for path, value in _reachable(depth=depth):
+            if not isinstance(value, torch.Tensor):
+                continue
+            node = value.grad_fn
+            if node is None:
+                continue
+            if node in self.new or id(value) in held:
+                continue
+            if node in self.targets:
+                exact.append(path)
+                held.add(id(value))
+            elif self.reaches(node):
+                seq = node._sequence_nr()
+                older = self.since is not None and seq < self.since
+                # Ties: a state written back (an attribute, an entry)
+                # first.
+                plain = "." not in path and "[" not in path
+                built_on.append(((older, self.hops(node), plain), path))
+                held.add(id(value))
+        built_on.sort(key=lambda ranked: ranked[0])
+        return exact or [path for _, path in built_on]

@@ -1,0 +1,456 @@
+"""Rules: the table that turns one failure's facts into a verdict.
+
+Each rule is a small function of the facts (DECIDING's fields only),
+with its name, the fix it gives (one family, or two, each with the
+question that decides), and where the fix applies. They are tried in
+order: the first that holds decides, and the report names it
+(`rule: <name>`). The diagnose page lists them, generated from this
+table, with the programs each decided.
+"""
+
+from .facts import DECIDING
+
+# The question that decides between two fixes, when the facts do not,
+# in the program's names: {value} is where it keeps the value, {line}
+# the earlier call's line, {names} what is reached only through it,
+# {inputs} the inputs that backward wrote a .grad into.
+Q_AGAIN = "do you want another update from these inputs?"
+Q_ONCE = "or should that loss be backpropagated once only?"
+Q_PENALTY = "is the gradient from {line} a term of this loss?"
+Q_BOTH = "or do you want both gradients, from one pass?"
+Q_CONSTANT = (
+    "is the gradient from {line} a constant here (a direction)?"
+)
+Q_PENALTY_OR = "or a term of this loss (a penalty)?"
+Q_LOG = "or is it only read (a log, a saliency map)?"
+Q_INPUT_GRAD = "is {inputs}'s .grad from {line} a term of this loss?"
+Q_TARGET = (
+    "is {value} a target, a constant for this loss, or a leftover?"
+)
+Q_CACHE = "or should this loss train through {value} (a cached value)?"
+Q_CACHE_NOW = "should this loss train what made {value}, as it is now?"
+Q_TARGET_OR = "or should {value} stay as made (a target, a peer's)?"
+Q_STATE = "should each step start from {value} as the last one left it?"
+Q_FRESH = "or should {value} start fresh in each step?"
+Q_HISTORY = (
+    "should this backward reach back through every earlier step?"
+)
+Q_CUT = "or stop at this step?"
+Q_SHOULD_TRAIN = "should {names} train? (no optimizer has it)"
+Q_NOT_TRAIN = "or is {value} a constant?"
+Q_LEFT_ALONE = "should {names} train? (the updates since left it alone)"
+Q_TRAINED_THERE = "should the backward at {line} train {names}?"
+Q_OTHER_MODEL = "is {value} a fixed input here (from another model)?"
+Q_TRAIN_THROUGH = "or should this loss also train {names} through it?"
+Q_SHARED = "or should both losses train them, from one forward?"
+# What each verdict asks you to do, by family and where it applies.
+APPLY = {
+    "detach value": "detach {value} where it is made or kept",
+    "detach carried": "detach {value} once per step, before it is "
+    "written: an earlier step made it",
+    "detach earlier": "detach {value} for the backward at {line}: that "
+    "one should not train what made it",
+    "recompute value": "make {value} again, from the current "
+    "parameters",
+    "recompute loss": "a fresh forward for each backward",
+    "one-backward earlier": "one backward for this loss and the one at "
+    "{line}",
+    "one-backward library": "remove the backward at {your_line}: "
+    "{package} backpropagates this loss itself",
+    "create-graph earlier": "create_graph=True in the call at {line}",
+    "retain-graph earlier": "retain_graph=True in the call at {line}",
+}
+
+
+class Rule:
+    """One row of the table. `holds(facts)`: whether it decides;
+    `fix`: a family, or (question, family) pairs; `where`: where the
+    fix applies (a key of APPLY with the family, or, for questions, a
+    word the page uses)."""
+
+    def __init__(self, name, holds, fix, where):
+        self.name, self.holds, self.fix, self.where = (
+            name,
+            holds,
+            fix,
+            where,
+        )
+        self.__doc__ = holds.__doc__
+
+    def families(self):
+        if isinstance(self.fix, str):
+            return [self.fix]
+        return [family for _, family in self.fix]
+
+
+RULES = []
+
+
+def rule(name, fix, where):
+    """Add the decorated function to the table as a rule."""
+
+    def add(holds):
+        RULES.append(Rule(name, holds, fix, where))
+        return holds
+
+    return add
+
+
+def decide(facts):
+    """The first rule that holds for these facts, or None where no
+    record says which backward freed the graph."""
+    if not facts.recorded:
+        return None
+    return next(r for r in RULES if r.holds(_Deciding(facts)))
+
+
+class _Deciding:
+    """The facts a rule may read: DECIDING's fields, nothing else."""
+
+    def __init__(self, facts):
+        self._facts = facts
+
+    def __getattr__(self, name):
+        if name not in DECIDING:
+            raise AttributeError(f"a rule reads no fact named {name}")
+        return getattr(self._facts, name)
+
+
+@rule("library-and-yours", "one-backward", "library")
+def _library_and_yours(f):
+    """A loss backpropagated by your code and by a library (one call
+    from your lines, the other from an installed package), nothing
+    changed between: the framework (Lightning's automatic
+    optimization, accelerate's `backward`) already backpropagates it;
+    remove your call."""
+    return f.loss and f.library_and_yours and not f.stale
+
+
+@rule(
+    "grad-moved-input",
+    [(Q_CONSTANT, "retain-graph"), (Q_PENALTY_OR, "create-graph")],
+    "earlier",
+)
+def _grad_moved_input(f):
+    """An autograd.grad() call without create_graph freed it, and a new
+    forward took in the input it took the gradient for: the gradient
+    moved the input (an attack). A constant direction keeps the graph
+    for the next backward; a term of this loss needs create_graph."""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and f.new_forward
+        and f.grad_inputs_here
+    )
+
+
+@rule(
+    "grad-then-new-sum",
+    [(Q_PENALTY, "create-graph"), (Q_LOG, "one-backward")],
+    "read",
+)
+def _grad_then_new_sum(f):
+    """An autograd.grad() call without create_graph freed a loss, and a
+    new forward sums that loss into this one: the gradient is a term
+    (create_graph) or only read (one backward, then read .grad)."""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and f.loss
+        and f.new_forward
+    )
+
+
+@rule("grad-for-inputs", "create-graph", "earlier")
+def _grad_for_inputs(f):
+    """An autograd.grad() call without create_graph freed it, taken for
+    inputs no optimizer trains: a penalty built from that gradient
+    must be differentiated, so the call needs create_graph."""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and not f.grad_inputs_trained
+    )
+
+
+@rule(
+    "grad-for-parameters",
+    [(Q_PENALTY, "create-graph"), (Q_BOTH, "one-backward")],
+    "earlier",
+)
+def _grad_for_parameters(f):
+    """An autograd.grad() call without create_graph freed it, taken for
+    parameters an optimizer trains: the gradient is a term of this
+    loss (create_graph), or both gradients are wanted from one pass."""
+    return not f.own_tensor and f.grad_without_graph
+
+
+@rule("carried-total", "detach", "carried")
+def _carried_total(f):
+    """An earlier step's loss feeds this one, carried by the same line
+    (a running total), and nothing trained is reached only through
+    it: detach it once per step."""
+    return f.loss and f.carried and not f.own_tensor and not f.only
+
+
+@rule(
+    "carried-history",
+    [(Q_HISTORY, "retain-graph"), (Q_CUT, "detach")],
+    "carried",
+)
+def _carried_history(f):
+    """An earlier step's loss feeds this one, carried by the same line,
+    and parameters are reached only through it (a derivative at each
+    step of a rollout): reach every earlier step, or stop here."""
+    return f.loss and f.carried and not f.own_tensor
+
+
+@rule(
+    "loss-again-after-step",
+    [(Q_AGAIN, "recompute"), (Q_ONCE, "one-backward")],
+    "loss",
+)
+def _loss_again_after_step(f):
+    """A loss backpropagated before is backpropagated again after a
+    completed optimizer step changed what made it: another update
+    from these inputs (a fresh forward) or one."""
+    return f.loss and f.stale and f.stepped
+
+
+@rule("loss-again-stale", "recompute", "loss")
+def _loss_again_stale(f):
+    """A loss backpropagated before, stale since inside an optimizer's
+    step (a closure) or after a hand-written update: a fresh forward
+    for each backward."""
+    return f.loss and f.stale
+
+
+@rule("jacobian-rows", "retain-graph", "earlier")
+def _jacobian_rows(f):
+    """The same loss backpropagated with other grad_outputs: rows of a
+    Jacobian, each a backward of its own through one kept graph."""
+    return f.loss and f.other_grad_outputs
+
+
+@rule(
+    "loss-input-grad",
+    [(Q_INPUT_GRAD, "create-graph"), (Q_BOTH, "one-backward")],
+    "input-grad",
+)
+def _loss_input_grad(f):
+    """A loss backpropagated before, whose backward() wrote a .grad
+    into inputs no optimizer trains: the new loss may be built from
+    that .grad (a penalty, create_graph) or not (one backward)."""
+    return f.loss and f.wrote_input_grad
+
+
+@rule("loss-cleared-between", "retain-graph", "earlier")
+def _loss_cleared_between(f):
+    """A loss that feeds this one was backpropagated, and its gradients
+    were cleared since: both gradients are wanted apart, each from its
+    own backward through one kept graph."""
+    return f.loss and f.cleared
+
+
+@rule("loss-twice", "one-backward", "earlier")
+def _loss_twice(f):
+    """A loss backpropagated before, nothing changed since: one
+    backward gives both gradients."""
+    return f.loss
+
+
+@rule(
+    "reaches-unowned",
+    [(Q_SHOULD_TRAIN, "recompute"), (Q_NOT_TRAIN, "detach")],
+    "register",
+)
+def _reaches_unowned(f):
+    """Nothing an optimizer trains is reached through the value, but
+    tensors that need a gradient and that no optimizer owns are:
+    should they train (register them, make the value again) or is the
+    value a constant?"""
+    return not f.through and f.unowned
+
+
+@rule("reaches-nothing-trained", "detach", "value")
+def _reaches_nothing_trained(f):
+    """Nothing that needs a gradient is trained through the value (a
+    target, a teacher's output, data made with a graph): detach it."""
+    return not f.through
+
+
+@rule(
+    "carried-state",
+    [(Q_STATE, "detach"), (Q_FRESH, "recompute")],
+    "carried",
+)
+def _carried_state(f):
+    """The value is carried from an earlier step (the same line made it
+    and takes it in, after the backward): the state of truncated
+    backpropagation (detach) or an accumulator that must start fresh
+    (recompute)?"""
+    return f.carried
+
+
+@rule(
+    "same-forward-stale",
+    [(Q_AGAIN, "recompute"), (Q_ONCE, "one-backward")],
+    "value",
+)
+def _same_forward_stale(f):
+    """Built in the same forward as the earlier loss, and a parameter
+    behind the value changed since: another update from these inputs,
+    or one backward?"""
+    return f.order == "same" and f.stale
+
+
+@rule(
+    "same-forward-input-grad",
+    [(Q_INPUT_GRAD, "create-graph"), (Q_BOTH, "one-backward")],
+    "input-grad",
+)
+def _same_forward_input_grad(f):
+    """Built in the same forward, and the earlier backward() wrote a
+    .grad into inputs no optimizer trains: the new loss may be built
+    from it (a penalty)."""
+    return f.order == "same" and f.wrote_input_grad
+
+
+@rule("same-forward", "one-backward", "earlier")
+def _same_forward(f):
+    """Built in the same forward as the earlier loss (two losses, or one
+    twice): one backward of their sum."""
+    return f.order == "same"
+
+
+@rule(
+    "stale-changed-by-hand",
+    [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
+    "value",
+)
+def _stale_changed_by_hand(f):
+    """Built after the backward, the value stale, and parameters an
+    optimizer owns behind it changed outside its step() (an EMA teacher
+    whose parameters slipped into the optimizer, a perturbation): a
+    target (detach) or a cached value (recompute)?"""
+    return f.stale and f.by_hand
+
+
+@rule(
+    "stale-other-model",
+    [(Q_OTHER_MODEL, "detach"), (Q_TRAIN_THROUGH, "recompute")],
+    "value",
+)
+def _stale_other_model(f):
+    """Built after the backward, the value stale, and this loss trains
+    another optimizer's parameters than those behind the value: a
+    fixed input from another model, or should it train that one too?"""
+    return f.stale and f.other_model
+
+
+@rule("stale-cache", "recompute", "value")
+def _stale_cache(f):
+    """Built after the backward, the value stale, parameters reached
+    only through it, and this loss has a forward that trains something
+    of its own, or an input the value was made from was replaced: a
+    cache to make again."""
+    return f.stale and f.only and (f.replaced or f.trains_outside)
+
+
+@rule(
+    "stale-only-through",
+    [(Q_CACHE_NOW, "recompute"), (Q_TARGET_OR, "detach")],
+    "value",
+)
+def _stale_only_through(f):
+    """Built after the backward, the value stale, and nothing but the
+    value trains here: a cache to make again, or a target from an
+    earlier pass (a peer's or a teacher's output)?"""
+    return f.stale and f.only
+
+
+@rule(
+    "stale-target-or-cache",
+    [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
+    "value",
+)
+def _stale_target_or_cache(f):
+    """Built after the backward, the value stale, and no trained
+    parameter reached only through it: a target or a cache?"""
+    return f.stale
+
+
+@rule("gan-step", "detach", "earlier")
+def _gan_step(f):
+    """Built after the backward, the value fresh, and the earlier loss
+    trained besides the value only another optimizer's parameters (a
+    GAN's discriminator step): detach the value for that backward."""
+    return f.only and f.gan_like
+
+
+@rule(
+    "updates-left-it-alone",
+    [(Q_LEFT_ALONE, "recompute"), (Q_NOT_TRAIN, "detach")],
+    "register",
+)
+def _updates_left_it_alone(f):
+    """No optimizer owns a leaf here, updates came since and left the
+    value's parameters alone: should they train (where the updates
+    reach them) or are they fixed (labels made from fixed weights)?"""
+    return not f.optimizers and f.only and f.updates_left_it
+
+
+@rule(
+    "one-trainer-new-forward",
+    [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
+    "value",
+)
+def _one_trainer_new_forward(f):
+    """At most one optimizer trains everything here, and a new forward
+    took the kept value in: one backward of the two losses' sum cannot
+    be had; a target or a cache?"""
+    return f.only and f.one_trainer and f.new_forward
+
+
+@rule(
+    "one-trainer-input-grad",
+    [(Q_INPUT_GRAD, "create-graph"), (Q_BOTH, "one-backward")],
+    "input-grad",
+)
+def _one_trainer_input_grad(f):
+    """At most one optimizer trains everything here, and the earlier
+    backward() wrote a .grad into inputs no optimizer trains: the new
+    loss may be built from it (a penalty)."""
+    return f.only and f.one_trainer and f.wrote_input_grad
+
+
+@rule("one-trainer", "one-backward", "earlier")
+def _one_trainer(f):
+    """At most one optimizer trains everything here, and this loss only
+    combines values made before the backward: one pass gives both
+    gradients."""
+    return f.only and f.one_trainer
+
+
+@rule(
+    "two-trainers",
+    [(Q_TRAINED_THERE, "detach"), (Q_SHARED, "one-backward")],
+    "earlier",
+)
+def _two_trainers(f):
+    """Parameters reached only through the value, trained by another
+    optimizer than this loss's: should the earlier backward train what
+    made the value (detach there if not), or both losses, from one
+    forward?"""
+    return f.only
+
+
+@rule(
+    "fresh-target-or-cache",
+    [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
+    "value",
+)
+def _fresh_target_or_cache(f):
+    """Built after the backward, the value fresh, and nothing trained is
+    reached only through it: a target or a cache?"""
+    return True

@@ -1,0 +1,733 @@
+"""Watching: the records a report reads, kept while a program runs.
+
+Where each graph node was made (anomaly mode before torch 2.14, held
+on while it watches, and torch.autograd.graph's node_creation_hook from
+2.14 on), which nodes each backward() and autograd.grad() call ran and
+who made the call, the optimizer steps, and the leaves' versions and
+values (a fingerprint: a write through .data moves no version). Nothing
+here reads a report: `recording(on_freed)` calls back when the error is
+raised.
+"""
+
+import contextlib
+import linecache
+import os
+import re
+import sys
+import sysconfig
+import warnings
+import weakref
+from collections import deque
+
+import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook
+
+MESSAGE = "Trying to backward through the graph a second time"
+MADE, RAN, ROOT = "report.made", "report.ran", "report.root"
+# Frames in these files are library code; the lines to show are yours.
+_LIBRARY = (os.path.dirname(torch.__file__) + os.sep,) + tuple(
+    sysconfig.get_paths()[k] + os.sep
+    for k in ("stdlib", "platstdlib", "purelib", "platlib")
+)
+_PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages")
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_FRAME = re.compile(r'File "(.+)", line (\d+), in (.+)')
+
+
+def _is_library(path):
+    known = _LIBRARY_FILES.get(path)
+    if known is None:
+        known = (
+            path.startswith(_LIBRARY)
+            or any(p in path for p in _PACKAGES)
+            or path.startswith("<frozen")
+            or _is_here(path)
+        )
+        if os.path.isabs(path) and os.path.isabs(__file__):
+            _LIBRARY_FILES[path] = known  # the cwd cannot change it
+    return known
+
+
+_LIBRARY_FILES = {}  # file: _is_library's answer, asked at every call
+
+
+def _is_here(path):
+    """True for this file and for any copy of the command a program
+    imports beside it: the file readers download, under its name, or
+    the package of parts it is made from."""
+    path = os.path.abspath(path)
+    return (
+        path == os.path.abspath(__file__)
+        or os.path.basename(path) == "freed_graph_report.py"
+        or os.path.basename(os.path.dirname(path))
+        == "freed_graph_report"
+    )
+
+
+# --- where nodes were made --------------------------------------------
+
+
+def _stack_here(skip=1):
+    """(file, line, function) of each frame of the caller's stack,
+    outermost first, leaving out the `skip` innermost ones."""
+    frame, frames = sys._getframe(skip + 1), []
+    while frame is not None:
+        code = frame.f_code
+        frames.append((code.co_filename, frame.f_lineno, code.co_name))
+        frame = frame.f_back
+    return frames[::-1]
+
+
+def _on_node_created(node):
+    node.metadata[MADE] = _stack_here()
+
+
+def _made(node):
+    """The frames that made the node, outermost first, if recorded."""
+    if MADE in node.metadata:
+        return node.metadata[MADE]
+    stack = node.metadata.get("traceback_") or ()  # anomaly mode's
+    if isinstance(stack, _Stack):
+        return stack.frames()
+    found = (_FRAME.search(entry) for entry in stack)
+    return [(m[1], int(m[2]), m[3]) for m in found if m]
+
+
+def _yours(frames):
+    return [f for f in frames if not _is_library(f[0])]
+
+
+def _package(path):
+    """The installed package a file belongs to, or None."""
+    for marker in _PACKAGES:
+        if marker in path:
+            rest = path.split(marker, 1)[1].lstrip(os.sep)
+            return rest.split(os.sep)[0].removesuffix(".py")
+    return None
+
+
+def _caller(frames):
+    """Who called a backward: None for your code, else the package
+    whose code made the call (its innermost frame outside torch)."""
+    for path, _, _ in reversed(frames):
+        if path.startswith(_TORCH_DIR):
+            continue
+        if _is_library(path) and _is_here(path):
+            continue
+        return _package(path) if _is_library(path) else None
+    return None
+
+
+def _chain(node):
+    return tuple(f[:2] for f in _yours(_made(node)))
+
+
+def _where(frames, now):
+    """Your line that made something: the outermost of your frames that
+    the current call does not share; then your innermost, if other."""
+    mine, shared = _yours(frames), _yours(now)
+    if not mine:
+        return None, None
+    i = 0
+    while i < min(len(mine), len(shared)) - 1 and mine[i] == shared[i]:
+        i += 1
+    return mine[i], (mine[-1] if mine[-1] != mine[i] else None)
+
+
+def _line(frame):
+    path, line, _ = frame
+    code = linecache.getline(path, line).strip().split("  #")[0]
+    return f"{os.path.basename(path)}:{line}  {code}".rstrip()
+
+
+# --- what a backward frees --------------------------------------------
+
+
+def _name(node):
+    return type(node).__name__
+
+
+def _children(node):
+    return [child for child, _ in node.next_functions if child]
+
+
+def _is_leaf(node):
+    return hasattr(node, "variable")
+
+
+def _hooked(raw):
+    # Saved-tensor hooks (checkpoint) would run on unpacking: do not.
+    raws = raw if isinstance(raw, (list, tuple)) else [raw]
+    return any(getattr(r, "unpack_hook", None) for r in raws)
+
+
+# --- the record of one run --------------------------------------------
+
+
+class _Call:
+    """A backward() or autograd.grad() call that ran."""
+
+    def __init__(self, number, kind, site, keep, create, inputs, outs):
+        self.number, self.kind, self._site = number, kind, site
+        self.keep, self.create_graph = keep, create
+        self.inputs = inputs  # ids of grad()'s inputs
+        self.grad_outputs = outs
+        self.versions = {}  # id(leaf): (a weakref to it, its _version)
+        self.values = {}  # id(leaf): sum and norm, to see .data writes
+        self.seq = None  # nodes made after the call began number above
+
+    @property
+    def site(self):
+        """The frames of the call, outermost first."""
+        if isinstance(self._site, _Stack):  # written out when read
+            self._site = self._site.frames()
+        return self._site
+
+    @property
+    def by(self):
+        """None if your code made the call, else the package's name."""
+        return _caller(self.site)
+
+
+_EVENTS = deque(maxlen=512)  # _Call, and (number, optimizer) steps
+_COUNT = [0]
+_STEPPED = weakref.WeakSet()  # the optimizers seen stepping
+_STEP_VERSIONS = {}  # id(parameter): _version and values after its step
+_WATCHING = []
+_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+_SET_ANOMALY = torch.set_anomaly_enabled  # the real one, for _seq_now
+# The number the next graph node made in this thread will get.
+_NEXT_NUMBER = getattr(torch._C._autograd, "_get_sequence_nr", None)
+
+
+def _seq_now():
+    """A number between those of the graph nodes made so far in this
+    thread and those of the next ones: nodes made before a call number
+    below it, nodes made after, above. None where no node can be made
+    (under inference_mode)."""
+    if _NEXT_NUMBER is not None:
+        if torch.is_inference_mode_enabled():
+            return None
+        return _NEXT_NUMBER() - 0.5  # read without making a node
+    # The probe node needs no stack: anomaly mode would format one.
+    on = torch.is_anomaly_enabled()
+    nan = torch.is_anomaly_check_nan_enabled()
+    try:
+        if on:
+            _SET_ANOMALY(False)
+        with torch.enable_grad():
+            probe = torch.empty(0, requires_grad=True).view(0)
+            return (
+                probe.grad_fn._sequence_nr() if probe.grad_fn else None
+            )
+    finally:
+        if on:
+            _SET_ANOMALY(True, nan)
+
+
+# A leaf's fingerprint: the sum and norm of its values (in float64 where
+# the device has it), row by row of _ROW values for the small ones on
+# the CPU, which are read together: on a model of small operations the
+# number of operations costs more than the values. The small leaves of
+# a call or a step are copied into one batch, which the next call or
+# step on the same leaves shares when their versions and values are
+# the same (one comparison), as they are from a step to the backward
+# after it; the sums and norms of a batch's rows are taken only when a
+# report reads them, or when a newer batch replaces one that may still
+# be read (a leaf's version has not moved since). At most _BATCH values
+# make a batch, under PyTorch's grain size (32768): a CPU reduction that
+# small runs in one thread, so a row's sum is the same whatever rows
+# are read with it, and a leaf read alone later compares exactly.
+_ROW, _BATCH = 512, 16384
+_ZEROS = {}  # (count, dtype): the zeros that end a leaf's last row
+_BATCHES = {}  # (dtype, ids of its leaves): the newest batch of those
+
+
+class _Batch:
+    """The values of small CPU leaves read at once: a copy while they
+    may still be compared, then the sums and norms of its rows (each
+    leaf from a whole row, the last one ended by zeros)."""
+
+    __slots__ = ("refs", "versions", "sizes", "values", "sums", "norms")
+
+    def __init__(self, refs, versions, sizes, values):
+        self.refs, self.versions, self.sizes = refs, versions, sizes
+        self.values, self.sums, self.norms = values, None, None
+
+    def rows(self, start, stop):
+        """The sums and norms of rows start to stop, or None if this
+        batch was dropped (no leaf of it could be compared again)."""
+        if self.sums is None:
+            if self.values is None:
+                return None
+            parts, at = [], 0
+            for size in self.sizes:
+                parts.append(self.values[at : at + size])
+                at += size
+                if size % _ROW:
+                    parts.append(
+                        _zeros(_ROW - size % _ROW, self.values.dtype)
+                    )
+            values = torch._C._nn.flatten_dense_tensors(parts)
+            values = values.view(-1, _ROW).double()
+            self.sums = values.sum(1)
+            self.norms = torch.linalg.vector_norm(values, dim=1)
+        return self.sums[start:stop], self.norms[start:stop]
+
+    def alive(self):
+        """True while a record may compare with it: a leaf of it lives
+        and its version is the one noted (versions only grow)."""
+        return any(
+            ref() is not None and ref()._version == version
+            for ref, version in zip(self.refs, self.versions)
+        )
+
+    def retire(self):
+        """No newer reading will share it: keep its rows' sums and norms
+        if a record may compare with them, and drop the copy."""
+        if self.values is not None:
+            if self.alive():
+                with contextlib.suppress(
+                    RuntimeError, NotImplementedError, TypeError
+                ):  # it runs inside your backward: never raise there
+                    self.rows(0, 0)
+            self.values = None
+
+
+def _fingerprints(leaves, keep=True):
+    """Each leaf's fingerprint, kept as tensors (no device sync): a
+    write through .data changes it without moving _version. None for
+    what cannot be read. keep=False: a reading to compare, not a
+    record."""
+    found, small = [None] * len(leaves), {}  # small: dtype: [leaf]
+    for i, leaf in enumerate(leaves):
+        if (
+            type(leaf) not in (torch.Tensor, torch.nn.Parameter)
+            or leaf.dtype not in _FLOATS
+            or leaf.layout != torch.strided
+            or leaf.is_nested
+            or leaf.is_meta
+        ):  # what sum and norm cannot read: sparse, nested, subclasses
+            continue  # such as DTensor (their reductions need peers)
+        if leaf.is_cpu and leaf.numel() <= _BATCH:
+            small.setdefault(leaf.dtype, []).append((id(leaf), i))
+            continue
+        data = leaf.detach()
+        wide = torch.float64 if data.is_cpu or data.is_cuda else None
+        with contextlib.suppress(
+            RuntimeError, NotImplementedError, TypeError
+        ):
+            found[i] = (
+                data.sum(dtype=wide or torch.float32),
+                torch.linalg.vector_norm(
+                    data, dtype=wide or torch.float32
+                ),
+            )
+    for dtype, group in small.items():
+        group.sort()  # by id: the same leaves, the same batch
+        chunk, sizes, spans, count = [], [], [], 0
+        for _, i in group:  # _BATCH values at most in one batch
+            leaf = leaves[i]
+            size = leaf.numel()
+            rows = -(-size // _ROW)
+            if spans and (count + rows) * _ROW > _BATCH:
+                _read(dtype, chunk, sizes, spans, found, keep)
+                chunk, sizes, spans, count = [], [], [], 0
+            chunk.append(leaf)
+            sizes.append(size)
+            spans.append((i, count, count + rows))
+            count += rows
+        _read(dtype, chunk, sizes, spans, found, keep)
+    return found
+
+
+def _read(dtype, leaves, sizes, spans, found, keep):
+    batch = _batch(dtype, leaves, sizes, keep)
+    if batch is not None:
+        for i, start, stop in spans:
+            found[i] = (batch, start, stop)
+
+
+def _batch(dtype, leaves, sizes, keep):
+    """The batch of these leaves' values now: the newest one of them if
+    nothing moved, else a new one."""
+    grad = torch.is_grad_enabled()
+    try:
+        torch._C._set_grad_enabled(False)  # no graph for the copy
+        values = torch._C._nn.flatten_dense_tensors(leaves)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+    finally:
+        torch._C._set_grad_enabled(grad)
+    versions = [t._version for t in leaves]
+    if not keep:
+        return _Batch([], versions, sizes, values)
+    key = (dtype, tuple(map(id, leaves)))
+    last = _BATCHES.pop(key, None)
+    same = last is not None and all(
+        r() is t for r, t in zip(last.refs, leaves)
+    )
+    if (
+        same
+        and last.values is not None
+        and last.versions == versions
+        and last.sizes == sizes
+        and _same_bytes(last.values, values)
+    ):
+        batch = last
+    else:
+        refs = last.refs if same else [weakref.ref(t) for t in leaves]
+        batch = _Batch(refs, versions, sizes, values)
+        if last is not None:
+            last.retire()
+    _BATCHES[key] = batch  # the newest last
+    oldest = next(iter(_BATCHES))
+    if len(_BATCHES) > 1024 or not _BATCHES[oldest].alive():
+        _BATCHES.pop(oldest).retire()  # no copy kept for nothing
+    return batch
+
+
+def _same_bytes(a, b):
+    """True if two CPU tensors hold the same bytes (same values, so the
+    same fingerprint): through NumPy's buffers, cheaper than
+    torch.equal on a batch of this size."""
+    try:
+        return a.numpy().tobytes() == b.numpy().tobytes()
+    except (RuntimeError, TypeError):  # no NumPy, or not its dtype
+        return a.shape == b.shape and torch.equal(a, b)
+
+
+def _zeros(count, dtype):
+    """Zeros that end a leaf's last row."""
+    zeros = _ZEROS.get((count, dtype))
+    if zeros is None:
+        zeros = _ZEROS[(count, dtype)] = torch.zeros(count, dtype=dtype)
+    return zeros
+
+
+def _rows(values):
+    """A fingerprint's sums and norms (None if dropped)."""
+    if len(values) == 2:
+        return values
+    batch, start, stop = values
+    return batch.rows(start, stop)
+
+
+def _differs(leaf, was):
+    """True if the leaf's values moved since its fingerprint `was`."""
+    if was is None:
+        return False
+    now = _fingerprints([leaf], keep=False)[0]
+    if now is None:
+        return False
+    try:
+        now, was = _rows(now), _rows(was)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return False  # unreadable, as a leaf with no fingerprint
+    if was is None:  # dropped: its version has moved since
+        return True
+    try:
+        return not all(torch.equal(a, b) for a, b in zip(now, was))
+    except RuntimeError:  # moved to another device since
+        return True
+
+
+def _next_number():
+    _COUNT[0] += 1
+    return _COUNT[0]
+
+
+def _calls():
+    return [e for e in _EVENTS if isinstance(e, _Call)]
+
+
+def _stamp(call, roots, inputs):
+    """Mark every node the call ran, and note its leaves' versions."""
+    leaves = []
+    for node in _ran_by(roots, inputs, call.kind == "backward()"):
+        if hasattr(node, "variable"):  # _is_leaf, inlined
+            leaves.append(node.variable)
+        else:
+            node.metadata.setdefault(RAN, []).append(call)
+    for leaf, values in zip(leaves, _fingerprints(leaves)):
+        call.versions[id(leaf)] = (weakref.ref(leaf), leaf._version)
+        call.values[id(leaf)] = values
+    for root in roots:
+        for node in _scaled_from(root):
+            node.metadata.setdefault(ROOT, []).append(call)
+    _EVENTS.append(call)
+
+
+# A loss times or over a constant is the same loss: GradScaler and the
+# frameworks (Lightning's loss / normalize, accelerate's loss /
+# gradient_accumulation_steps) backpropagate such a copy of yours.
+_SCALINGS = {"MulBackward0", "DivBackward0", "NegBackward0"}
+
+
+def _scaled_from(root, most=3):
+    """The root, and the losses it is a constant multiple of."""
+    found = [root]
+    while len(found) <= most and _name(found[-1]) in _SCALINGS:
+        kids = [c for c, _ in found[-1].next_functions if c is not None]
+        if len(kids) != 1 or _is_leaf(kids[0]):
+            break
+        found.append(kids[0])
+    return found
+
+
+def _ran_by(roots, inputs, runs_input_node):
+    """The nodes a backward from `roots` runs: all of them, or with
+    `inputs`, those on a way to one (and a non-leaf input's own node
+    for backward(inputs=), which runs it too)."""
+    seen, order, todo = set(), [], list(roots)
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        ran = (
+            None
+            if hasattr(node, "variable")
+            else node.metadata.get(RAN)
+        )
+        if not ran or all(c.keep for c in ran):
+            # Below a freed node, an earlier call marked all.
+            for child, _ in node.next_functions:
+                if child is not None:
+                    todo.append(child)
+    if inputs is None:
+        return order
+    needed, targets = set(), set(inputs)
+    for node in reversed(order):  # children come after their parents
+        if node in targets or any(c in needed for c in _children(node)):
+            needed.add(node)
+    if not runs_input_node:
+        needed -= {
+            n
+            for n in targets
+            if not any(c in needed for c in _children(n))
+        }
+    return [n for n in order if n in needed]
+
+
+def _as_list(tensors):
+    if tensors is None:
+        return None
+    return (
+        [tensors]
+        if isinstance(tensors, torch.Tensor)
+        else list(tensors)
+    )
+
+
+def _copies(grads):
+    grads = _as_list(grads)
+    if grads is not None:
+        return [
+            None if g is None else g.detach().clone() for g in grads
+        ]
+
+
+_ARGS = {  # their parameters, in order, as far as this file reads them
+    "backward()": (
+        "tensors", "grad_tensors", "retain_graph", "create_graph"
+    ),
+    "autograd.grad()": (
+        "outputs", "inputs", "grad_outputs", "retain_graph",
+        "create_graph",
+    ),
+}  # fmt: skip
+
+
+def _once(value):
+    if value is None or isinstance(
+        value, (bool, torch.Tensor, list, tuple, dict, str)
+    ):
+        return value
+    if hasattr(value, "__next__"):
+        return tuple(value)
+    return value
+
+
+def _wrap(real, kind, on_freed):
+    def call(*args, **kwargs):
+        # A generator (model.parameters()) can be read once: read it
+        # into a tuple that both this file and the real call use.
+        args = [_once(a) for a in args]
+        kwargs = {k: _once(v) for k, v in kwargs.items()}
+        given = dict(zip(_ARGS[kind], args), **kwargs)
+        tensors = given.get("tensors", given.get("outputs"))
+        outs = given.get("grad_tensors", given.get("grad_outputs"))
+        create = bool(given.get("create_graph"))
+        keep = given.get("retain_graph")
+        keep = create if keep is None else bool(keep)
+        roots = [t.grad_fn for t in _as_list(tensors) if t.grad_fn]
+        inputs, site, ours = (
+            _as_list(given.get("inputs")),
+            _site(),
+            False,
+        )
+        seq = _seq_now()
+        try:
+            return real(*args, **kwargs)
+        except RuntimeError as error:
+            ours = MESSAGE in str(error)
+            if ours and not hasattr(error, "_reported"):
+                error._reported = True
+                on_freed(error, roots, _frames(site), outs)
+            inputs = None  # it failed: any node may have run
+            raise
+        finally:
+            if not ours:
+                ids = inputs and [id(t) for t in inputs]
+                number = _next_number()
+                ran = _Call(
+                    number, kind, site, keep, create, ids, _copies(outs)
+                )
+                ran.seq = seq
+                edges = inputs and [
+                    torch.autograd.graph.get_gradient_edge(t).node
+                    for t in inputs
+                ]
+                _stamp(ran, roots, edges)
+
+    call.__wrapped__ = real
+    return call
+
+
+def _site():
+    """The stack of a backward's caller: taken, not yet written out."""
+    if _GATHER is None:
+        return _stack_here(2)
+    return _Stack(_GATHER(python=True, script=False, cpp=False))
+
+
+def _frames(stack):
+    return stack.frames() if isinstance(stack, _Stack) else stack
+
+
+def _after_step(optimizer, args, kwargs):
+    _STEPPED.add(optimizer)
+    _EVENTS.append((_next_number(), type(optimizer).__name__))
+    params = [
+        p for group in optimizer.param_groups for p in group["params"]
+    ]
+    for p, values in zip(params, _fingerprints(params)):
+        _STEP_VERSIONS[id(p)] = (p._version, values)
+
+
+class _Stack:
+    """The stack anomaly mode keeps for a node, taken as code objects
+    and instruction offsets (torch's CapturedTraceback, no Python work
+    per frame) and written out only when read: anomaly mode's message
+    iterates it as the lines format_stack would give."""
+
+    __slots__ = ("captured",)
+
+    def __init__(self, captured):
+        self.captured = captured
+
+    def frames(self):
+        """(file, line, function) of each frame, outermost first."""
+        from torch._C._profiler import symbolize_tracebacks
+
+        found = symbolize_tracebacks([self.captured])[0]
+        return [(f["filename"], f["line"], f["name"]) for f in found][
+            ::-1
+        ]
+
+    def copy(self):
+        return [
+            f'  File "{path}", line {line}, in {name}\n'
+            for path, line, name in self.frames()
+        ]
+
+    def __iter__(self):
+        return iter(self.copy())
+
+
+try:  # torch's stack capture, in C++: frames written out when read
+    from torch._C._profiler import gather_traceback as _GATHER
+except ImportError:
+    _GATHER = None
+
+
+def _quick_stack(real):
+    """torch.fx.traceback.format_stack, which anomaly mode calls for
+    every node, taking the stack without reading it: reading each
+    frame's source line, and writing every frame, were most of anomaly
+    mode's cost on a model of small operations."""
+    import torch.fx.traceback as fx_traceback
+
+    def format_stack():
+        if fx_traceback.should_preserve_node_meta or _GATHER is None:
+            return real()
+        return _Stack(_GATHER(python=True, script=False, cpp=False))
+
+    return format_stack
+
+
+def _hold_anomaly(real):
+    """torch.set_anomaly_enabled that keeps the line records on: a
+    framework that turns anomaly mode off (Lightning's Trainer does,
+    around fit) would leave every node made after it unnamed."""
+
+    def hold(enabled, check_nan=True):
+        return real(True, check_nan if enabled else False)
+
+    return hold
+
+
+@contextlib.contextmanager
+def recording(on_freed):
+    """Keep the records while the block runs, and call
+    on_freed(error, roots, site, outs) when a backward or grad() call
+    raises the error. Nested or repeated use is fine."""
+    if _WATCHING:
+        yield
+        return
+    grad = torch.autograd
+    real = grad.backward, grad.grad
+    _WATCHING.append(True)
+    try:
+        with contextlib.ExitStack() as stack:
+            grad.backward = _wrap(real[0], "backward()", on_freed)
+            grad.grad = _wrap(real[1], "autograd.grad()", on_freed)
+            hook = register_optimizer_step_post_hook(_after_step)
+            stack.callback(hook.remove)
+            _record_creation(stack)
+            yield
+    finally:
+        grad.backward, grad.grad = real
+        _WATCHING.pop()
+
+
+def _record_creation(stack):
+    """Record where each node is made, until `stack` closes."""
+    creation = getattr(torch.autograd.graph, "node_creation_hook", None)
+    if creation is not None:
+        stack.enter_context(creation(_on_node_created))
+        return
+    # Anomaly mode keeps each node's stack; its NaN check, a cost of
+    # its own, is not needed.
+    anomaly = (
+        torch.is_anomaly_enabled(),
+        torch.is_anomaly_check_nan_enabled(),
+    )
+    if not anomaly[0]:
+        torch.set_anomaly_enabled(True, False)
+    stack.callback(torch.set_anomaly_enabled, *anomaly)
+    real_set = torch.set_anomaly_enabled
+    torch.set_anomaly_enabled = _hold_anomaly(real_set)
+    import torch.fx.traceback as fx_traceback
+
+    real_stack = fx_traceback.format_stack
+    fx_traceback.format_stack = _quick_stack(real_stack)
+    stack.callback(setattr, fx_traceback, "format_stack", real_stack)
+    stack.callback(setattr, torch, "set_anomaly_enabled", real_set)
+    # Its warning shows one node's stack; the report, more.
+    stack.enter_context(warnings.catch_warnings())
+    warnings.filterwarnings("ignore", "Error detected in ")
