@@ -2,7 +2,7 @@ import torch
 from torch import nn
 
 
-# The three checks (is_fresh with its helper): copy them into your script.
+# The three checks, is_fresh with its helper: copy them.
 def count_nodes(t):
     """Graph nodes behind t. Equal at the steps whose graphs have one
     shape (same input length, same route), or a leak."""
