@@ -2,7 +2,7 @@ import torch
 from torch import nn
 
 
-# The three checks: copy them into your script.
+# The three checks, is_fresh with its helper: copy them.
 def count_nodes(t):
     """Graph nodes behind t. Equal at the steps whose graphs have one
     shape (same input length, same route), or a leak."""
@@ -24,17 +24,26 @@ def untrained(model):
     ]
 
 
-def is_fresh(value, recompute, rng=None, model=None):
+def before_forward(model=None):
+    """Take just before the forward that makes a value: the RNG state,
+    for dropout's masks, and the model's buffers, which a forward may
+    advance (BatchNorm's statistics, spectral norm's u and v)."""
+    buffers = [] if model is None else list(model.buffers())
+    return torch.get_rng_state(), [b.clone() for b in buffers]
+
+
+def is_fresh(value, recompute, before=None, model=None):
     """Equal to recompute() now? Call it before optimizer.step().
-    rng: torch.get_rng_state() from just before the forward that made
-    value, so dropout draws the same masks again. model: its buffers
-    (BatchNorm's running statistics) are put back after the extra
-    forward. The RNG is left as it was."""
+    before: before_forward(model) from the forward that made value; the
+    recompute starts from that RNG state and those buffers. The RNG
+    and the buffers are left as they were."""
     buffers = [] if model is None else list(model.buffers())
     kept = [b.clone() for b in buffers]
     with torch.no_grad(), torch.random.fork_rng(devices=[]):
-        if rng is not None:
-            torch.set_rng_state(rng)
+        if before is not None:
+            torch.set_rng_state(before[0])
+            for b, then in zip(buffers, before[1]):
+                b.copy_(then)
         now = recompute()
         for b, k in zip(buffers, kept):
             b.copy_(k)

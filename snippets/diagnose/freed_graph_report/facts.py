@@ -58,8 +58,8 @@ DECIDING = {
     "replaced": "tensors the value was made from that your program "
     "replaced with new ones of their shape",
     "by_hand": "parameters an optimizer owns behind the value that "
-    "changed after that optimizer's last step() (an EMA update or a "
-    "perturbation of its parameters)",
+    "changed after that optimizer's last step() (a perturbation, "
+    "averaged weights copied back)",
     "stepped": "an optimizer stepped since, and none is stepping now",
     "other_grad_outputs": "the two calls gave different grad_outputs "
     "(rows of a Jacobian)",

@@ -330,9 +330,9 @@ def _same_forward(f):
 )
 def _stale_changed_by_hand(f):
     """Built after the backward, the value stale, and parameters an
-    optimizer owns behind it changed outside its step() (an EMA teacher
-    whose parameters slipped into the optimizer, a perturbation): a
-    target (detach) or a cached value (recompute)?"""
+    optimizer owns behind it changed outside its step() (a
+    perturbation, averaged weights copied back): a target (detach) or
+    a cached value (recompute)?"""
     return f.stale and f.by_hand
 
 
