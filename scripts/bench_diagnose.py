@@ -21,8 +21,7 @@ import torch
 from torch import nn
 
 ROOT = Path(__file__).resolve().parents[1]
-# The command as a reader downloads it: one file, loaded from where the site keeps it.
-# The file readers download, assembled from its parts.
+# The command as a reader downloads it: the one file assembled from its parts.
 watch = runpy.run_path(str(sitekit.write_command(Path(tempfile.mkdtemp()))))["watch"]
 
 OUT = ROOT / "docs" / "diagnose" / "overhead.md"

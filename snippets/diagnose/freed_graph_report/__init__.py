@@ -26,25 +26,56 @@ import os
 import runpy
 import sys
 
-from .report import OUTSIDE, Report, report_error
-from .watching import MESSAGE, _as_list, _stack_here, recording
+from .report import OUTSIDE, Report, Reporter, check_lines
+from .watching import (
+    _STEPS,
+    _WATCHING,
+    MESSAGE,
+    StepsDone,
+    _as_list,
+    _is_library,
+    _stack_here,
+    recording,
+)
+
+USAGE = (
+    "usage: python freed_graph_report.py [--steps N] script.py [args]"
+)
 
 
 @contextlib.contextmanager
 def watch():
     """Record what a report needs while the block runs; report the
-    error if it is raised in it. Nested or repeated use is fine."""
+    error if it is raised in it, and print the checks of the run when
+    it ends. Nested or repeated use is fine."""
+    outermost = not _WATCHING
+    with _watched():
+        yield
+    if outermost:
+        _print_checks()
+
+
+@contextlib.contextmanager
+def _watched():
     try:
-        with recording(report_error):
+        with recording(Reporter()):
             yield
     except RuntimeError as error:
         if MESSAGE in str(error) and not hasattr(error, "_reported"):
-            error._reported = (
-                True  # raised outside backward() and grad()
-            )
+            # Raised outside backward() and grad().
+            error._reported = True
             print("\n".join(OUTSIDE))
             error.add_note(OUTSIDE[-1])
         raise
+
+
+def _print_checks(spaces=()):
+    try:
+        lines = check_lines(spaces)
+    except Exception as failure:  # noqa: BLE001
+        lines = [f"freed_graph_report.py failed: {failure!r}"]
+    if lines:
+        print("\n".join(lines))
 
 
 def report_freed(tensor):
@@ -62,12 +93,37 @@ def report_freed(tensor):
 
 
 def main(argv):
-    """python freed_graph_report.py script.py [args]: run script.py as
-    `python script.py [args]` would, watched."""
+    """python freed_graph_report.py [--steps N] script.py [args]: run
+    script.py as `python script.py [args]` would, watched; with
+    --steps, stop it after N optimizer steps and print the checks."""
+    steps = None
+    if argv[:1] == ["--steps"] and len(argv) > 1 and argv[1].isdigit():
+        steps, argv = int(argv[1]), argv[2:]
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: python freed_graph_report.py script.py [args]")
+        print(USAGE)
         return
     sys.argv = list(argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
-    with watch():
-        runpy.run_path(argv[0], run_name="__main__")
+    _STEPS[1] = steps
+    try:
+        with _watched():
+            space = runpy.run_path(argv[0], run_name="__main__")
+    except StepsDone as done:
+        _print_checks(_spaces(done.__traceback__))
+        print(f"freed_graph_report: stopped after {steps} steps")
+        return
+    except SystemExit as leaving:
+        _print_checks(_spaces(leaving.__traceback__))
+        raise
+    _print_checks([space])
+
+
+def _spaces(traceback):
+    """The namespaces of your frames that an exception left."""
+    found = []
+    while traceback is not None:
+        frame = traceback.tb_frame
+        if not _is_library(frame.f_code.co_filename):
+            found += [frame.f_locals, frame.f_globals]
+        traceback = traceback.tb_next
+    return found

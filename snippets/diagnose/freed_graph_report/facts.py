@@ -17,6 +17,10 @@ import torch
 
 from .watching import (
     _EVENTS,
+    _FINDINGS,
+    _GRADLESS,
+    _LAST_STEP,
+    _NO_GRAD_AT,
     _STEP_VERSIONS,
     _STEPPED,
     RAN,
@@ -31,7 +35,9 @@ from .watching import (
     _is_leaf,
     _is_library,
     _name,
+    _same,
     _yours,
+    changed_since,
 )
 
 # The facts the rules may read, and what each says.
@@ -82,7 +88,8 @@ DECIDING = {
     "updates_left_it": "tensors that backward reached changed since, "
     "none of those behind the value",
     "one_trainer": "at most one optimizer trains the value's "
-    "parameters and this graph's",
+    "parameters "
+    "and this graph's",
 }
 
 
@@ -164,7 +171,7 @@ def _read_owners(f, graph):
 def _read_changes(f, graph, outs):
     """What changed since the freeing backward, and what it wrote."""
     by = f.freed_by
-    changed = graph.changed(by, f._through)
+    changed = changed_since(by, f._through)
     replaced = _replaced(f._only)
     # Changed outside any step of the optimizer that owns it: an EMA
     # copy, a target network, a perturbation.
@@ -194,7 +201,7 @@ def _read_changes(f, graph, outs):
         wrote_input_grad=bool(inputs),
         input_names=_names(inputs) if inputs else [],
         cleared=not mine and graph.cleared(by),
-        updates_left_it=bool(graph.changed(by)) and not changed,
+        updates_left_it=bool(changed_since(by)) and not changed,
     )
 
 
@@ -356,22 +363,6 @@ class _Graph:
         freeing = [c for c in ran if not c.keep]
         return min(freeing, key=lambda c: c.number) if freeing else None
 
-    @staticmethod
-    def changed(call, leaves=None):
-        """The leaves (of `leaves`, or all) that hold other values now
-        than when `call` ran: changed in place (their version moved) or
-        through .data (their sum or norm moved)."""
-        changed = []
-        for i, (ref, version) in call.versions.items():
-            leaf = ref()
-            if leaf is None or (leaves is not None and i not in leaves):
-                continue
-            if leaf._version != version or _differs(
-                leaf, call.values.get(i)
-            ):
-                changed.append(leaf)
-        return changed
-
     def carried(self):
         """True if the lines that made the value also made the node that
         takes it in now: a state fed back, from an earlier iteration."""
@@ -471,22 +462,6 @@ def _running_step():
     return None
 
 
-def _same(a, b):
-    """True if two lists of grad_outputs hold the same values."""
-    if a is None or b is None or len(a) != len(b):
-        return a is b
-    return all(
-        x is y
-        or (
-            x is not None
-            and y is not None
-            and x.shape == y.shape
-            and torch.equal(x, y)
-        )
-        for x, y in zip(a, b)
-    )
-
-
 def _replaced(only):
     """Tensors a value was made from that your program replaced: no
     variable of yours holds them, one holds a new leaf of their
@@ -507,13 +482,16 @@ def _replaced(only):
 # --- the program's objects --------------------------------------------
 
 
-def _reachable(depth=3, budget=20000):
+def _reachable(depth=3, budget=20000, extra=()):
     """(path, value) for your variables and what they hold, breadth
     first: attributes (of modules and of any object, a library's
     included), buffers and submodules, list, tuple, deque and dict
     entries. Paths are spelled as your code would (`model.cache`,
-    `log[3]`); a function's local says which function."""
+    `log[3]`); a function's local says which function. `extra`: more
+    namespaces of yours (a script's globals once it has returned)."""
     frame, todo, spaces = sys._getframe(1), [], set()
+    for space in extra:
+        todo += [(k, "", v, 0) for k, v in space.items()]
     while frame is not None:
         code = frame.f_code
         if not _is_library(code.co_filename):
@@ -621,11 +599,11 @@ def _owners(ids, optimizers):
     return {id(o) for o in optimizers if _owned([o]) & set(ids)}
 
 
-def _names(leaves):
+def _names(leaves, spaces=()):
     """The leaves' names, as your code spells them (`enc.0.weight`),
     through the shortest way your variables reach them."""
     found = {}
-    for path, value in _reachable(depth=3):
+    for path, value in _reachable(depth=3, extra=spaces):
         var = path.strip("`").split("` in ")[0]
         # A framework keeps your model behind its private attributes
         # (Lightning's trainer...._lightning_module): your class's name
@@ -741,3 +719,79 @@ class _HolderWalk:
                 held.add(id(value))
         built_on.sort(key=lambda ranked: ranked[0])
         return exact or [path for _, path in built_on]
+
+
+# --- the facts of a run that goes on ----------------------------------
+
+# The facts the checks may read, and what each says.
+CHECKING = {
+    "stale": "parameters under a graph kept by retain_graph=True that "
+    "changed before a backward ran it again",
+    "reruns": "the earlier backward calls whose kept graphs that "
+    "backward ran again (more than one: history across steps)",
+    "double": "a backward() of a loss whose gradients, from an "
+    "earlier backward() of it since the last optimizer step, were "
+    "still in .grad",
+    "gradless": "parameters an optimizer stepped at least twice, none "
+    "of those times with a .grad",
+}
+
+
+def findings(spaces=()):
+    """What the checks read about the run so far: one record for each
+    backward call a check may report, and one for the parameters that
+    never had a gradient. `spaces`: namespaces of the program (its
+    globals, once it has returned) where its names are found."""
+    found = []
+    for call in _FINDINGS:
+        if not call.stale and _LAST_STEP[0] < call.number:
+            continue  # counted twice, but no optimizer step used it
+        found.append(
+            Facts(
+                stale=len(call.stale),
+                reruns=call.reruns,
+                double=bool(call.double),
+                gradless=0,
+                call=call,
+                kept=call.double or call.rerun,
+                steps=[
+                    e[1]
+                    for e in _EVENTS
+                    if type(e) is tuple
+                    and (call.double or call.rerun).number
+                    < e[0]
+                    < call.number
+                ],
+            )
+        )
+    # Only with a cut seen (its module ran under no_grad): a parameter
+    # the loss never uses gets no gradient either, and is no mistake.
+    gradless = {
+        i: seen[0]()
+        for i, seen in _GRADLESS.items()
+        if seen[0]() is not None
+        and seen[2] >= 2
+        and seen[3] == seen[2]
+        and i in _NO_GRAD_AT
+    }
+    if gradless:
+        found.append(_gradless(gradless, spaces))
+    return found
+
+
+def _gradless(params, spaces):
+    """The finding for parameters stepped without a gradient."""
+    seen = [_GRADLESS[i] for i in params]
+    reached = {i for c in _calls() for i in c.versions}
+    return Facts(
+        stale=0,
+        reruns=0,
+        double=False,
+        gradless=len(params),
+        names=_names(params, spaces),
+        optimizers=sorted({s[1] for s in seen}),
+        steps=max(s[2] for s in seen),
+        reached=len(set(params) & reached),
+        losses=[c for c in _calls() if c.kind == "backward()"][-1:],
+        cut=_NO_GRAD_AT[next(iter(params))],
+    )

@@ -1,9 +1,21 @@
 """The report: the facts as they are, the rule that decided, and the
 verdict (the fix, where to apply it, and the page that explains it)."""
 
-from .facts import read
-from .rules import APPLY, decide
-from .watching import _chain, _line, _made, _name, _where, _yours
+from .facts import findings, read
+from .rules import APPLY, CHECKS, checked, decide
+from .watching import (
+    _EVENTS,
+    RAN,
+    _chain,
+    _is_leaf,
+    _line,
+    _made,
+    _name,
+    _ran_by,
+    _where,
+    _yours,
+    changed_since,
+)
 
 SITE = "https://backward-twice.github.io/"
 # The report when the error comes from reading a saved tensor.
@@ -12,14 +24,14 @@ OUTSIDE = [
     "a saved tensor read after the backward that freed it "
     "(grad_fn._saved_*, ctx.saved_tensors): read it before that "
     "backward",
-    f"see: {SITE}scenarios/saved-tensors-after-backward/"
-    "#fix-read-before-backward",
+    "see: "
+    f"{SITE}scenarios/saved-tensors-after-backward/#fix-read-before-backward",
 ]
 # How the graph being backpropagated relates to the freeing backward.
 _ORDER = {
     "same": "built before that backward (the same forward)",
-    "after": "built after that backward, from a value kept from "
-    "before it",
+    "after": "built after that backward, from a value kept from before "
+    "it",
 }
 
 
@@ -87,12 +99,13 @@ def _reused(f):
         node = reused[0]
         return [
             f"reused:   this call's own tensor ({_name(node)}), "
-            "already backpropagated"
+            "already "
+            "backpropagated"
         ] + _at("made at", node, now)
     user, node = f.crossings[0]
     out = [
-        f"reused:   a value ({_name(node)}) that an earlier "
-        "backward went through"
+        f"reused:   a value ({_name(node)}) that an earlier backward "
+        "went through"
     ]
     out += _at("made at", node, now) + _at("used at", user, now)
     held = " and ".join(f.holders[:3]) or (
@@ -150,7 +163,8 @@ def _reached(f):
     if f.order == "after":
         out.append(
             f"outside it: {_shorten(f.outside_names)} (this loss "
-            "trains them without the value)"
+            "trains "
+            "them without the value)"
             if f.outside_names
             else "outside it: nothing an optimizer trains"
         )
@@ -228,3 +242,184 @@ def report_error(error, roots, site, outs):
         error.add_note("\n".join(report.verdict()))
     except Exception as failure:  # noqa: BLE001
         error.add_note(f"freed_graph_report.py failed: {failure!r}")
+
+
+class Reporter:
+    """What the command says while it watches (recording's reporter):
+    the report when the error is raised, where an in-place error after
+    retain_graph=True comes from, and, for the checks, what a graph
+    kept by retain_graph=True and run again would have raised."""
+
+    def freed(self, error, roots, site, outs):
+        report_error(error, roots, site, outs)
+
+    def inplace(self, error, roots, site, outs):
+        try:
+            kept = _kept_calls(roots)
+            first = min(kept, key=lambda c: c.number) if kept else None
+            if first is None or not (
+                _steps_between(first.number) or changed_since(first)
+            ):
+                return  # another in-place error: its own page
+            hidden = _as_if_freed(kept, roots, site, outs)
+            print("\n".join(_inplace_head(first) + hidden.lines()))
+            error.add_note("\n".join(hidden.verdict()))
+        except Exception as failure:  # noqa: BLE001
+            error.add_note(f"freed_graph_report.py failed: {failure!r}")
+
+    def rerun(self, call, roots):
+        try:
+            hidden = _as_if_freed(call.kept, roots, call.site, None)
+            call.hidden = hidden.verdict()
+        except Exception as failure:  # noqa: BLE001
+            call.hidden = [f"freed_graph_report.py failed: {failure!r}"]
+
+
+def _kept_calls(roots):
+    """The calls whose graphs, kept by retain_graph=True, lie under
+    `roots`."""
+    kept = {}
+    for node in _ran_by(roots, None, True):
+        ran = None if _is_leaf(node) else node.metadata.get(RAN)
+        if ran and ran[0].keep:
+            kept[ran[0]] = None
+    return list(kept)
+
+
+def _as_if_freed(kept, roots, site, outs):
+    """The report the error would give here, had the `kept` calls not
+    kept their graphs."""
+    for c in kept:
+        c.keep = False
+    try:
+        return Report(roots, site, outs, failed=True)
+    finally:
+        for c in kept:
+            c.keep = True
+
+
+def _steps_between(start, stop=None):
+    return [
+        e[1]
+        for e in _EVENTS
+        if type(e) is tuple
+        and e[0] > start
+        and (stop is None or e[0] < stop)
+    ]
+
+
+def _inplace_head(first):
+    mine = _yours(first.site)
+    at = _line(mine[-1]) if mine else "library code"
+    steps = _steps_between(first.number)
+    then = (
+        f"{_count(len(steps), 'optimizer step')} "
+        f"({', '.join(sorted(set(steps)))}) wrote the weights it saved"
+        if steps
+        else "the weights it saved were written in place"
+    )
+    return [
+        "freed_graph_report: this in-place error follows "
+        "retain_graph=True",
+        f"kept at:  {at}",
+        f"then:     {then}",
+        "without retain_graph=True it is this site's error, and:",
+    ]
+
+
+def check_lines(spaces=()):
+    """The checks of the run so far: nothing when none holds."""
+    groups = {}  # the lines they name: the first check in the table
+    for finding in findings(spaces):
+        check = checked(finding)
+        if check is None:
+            continue
+        group = groups.setdefault(_sites(finding), [check, finding, 0])
+        if CHECKS.index(check) < CHECKS.index(group[0]):
+            group[:2] = check, finding
+        group[2] += 1
+    if not groups:
+        return []
+    out = ["freed_graph_report: check of this run"]
+    for check, finding, times in groups.values():
+        out += _check_text(check, finding, times)
+    return out
+
+
+def _sites(finding):
+    if finding.gradless:
+        return ()
+    return (_where_called(finding.kept), _where_called(finding.call))
+
+
+def _first_yours(frames):
+    mine = _yours(frames)
+    return _line(mine[-1]) if mine else "library code"
+
+
+def _where_called(call):
+    mine = _yours(call.site)
+    return _line(mine[-1]) if mine else "library code"
+
+
+def _check_text(check, f, times):
+    calls = (
+        f" (at {_count(times, 'backward call')})" if times > 1 else ""
+    )
+    out = [f"check: {check.name}{calls}"]
+    if f.gradless:
+        names = _shorten(f.names)
+        opts = ", ".join(f.optimizers)
+        out += [
+            f"  never a .grad: {names} ({opts} stepped them "
+            f"{_count(f.steps, 'time')})",
+            "harm:     they never train: "
+            + (
+                "no backward this run reached them"
+                if not f.reached
+                else "their .grad was cleared before every step"
+            ),
+            f"  cut at   {_first_yours(f.cut)}: their module ran with "
+            "gradients off (torch.no_grad)",
+            "fix:      compute it with gradients on, inside the step, "
+            "for the loss"
+            + (
+                f" backpropagated at {_where_called(f.losses[0])}"
+                if f.losses
+                else ""
+            ),
+        ]
+        return out + [f"see: {SITE}{check.see}"]
+    out += [
+        f"  kept at  {_where_called(f.kept)}",
+        f"  ran at   {_where_called(f.call)}",
+        f"harm:     {_harm(f)}",
+        f"why:      {SITE}{check.see}",
+    ]
+    return out + getattr(f.call, "hidden", [])
+
+
+def _harm(f):
+    steps = f.steps
+    between = (
+        f"{_count(len(steps), 'optimizer step')} "
+        f"({', '.join(sorted(set(steps)))})"
+        if steps
+        else "a write to them"
+    )
+    if f.stale and f.reruns > 1:
+        return (
+            f"it ran the graphs kept in {f.reruns} earlier calls, and "
+            f"{_count(f.stale, 'parameter')} they saved changed since "
+            f"({between}): the graph grows, and its gradient mixes old "
+            "weights in"
+        )
+    if f.stale:
+        return (
+            f"{between} changed {_count(f.stale, 'parameter')} that "
+            "graph saved: this gradient came from their old values"
+        )
+    return (
+        "the gradients of that loss were still in .grad: this step "
+        "counts it twice"
+    )

@@ -8,7 +8,7 @@ order: the first that holds decides, and the report names it
 table, with the programs each decided.
 """
 
-from .facts import DECIDING
+from .facts import CHECKING, DECIDING
 
 # The question that decides between two fixes, when the facts do not,
 # in the program's names: {value} is where it keeps the value, {line}
@@ -101,17 +101,19 @@ def decide(facts):
     record says which backward freed the graph."""
     if not facts.recorded:
         return None
-    return next(r for r in RULES if r.holds(_Deciding(facts)))
+    seen = _Reading(facts, DECIDING)
+    return next(r for r in RULES if r.holds(seen))
 
 
-class _Deciding:
-    """The facts a rule may read: DECIDING's fields, nothing else."""
+class _Reading:
+    """The facts a rule or a check may read (`allowed`'s), nothing
+    else."""
 
-    def __init__(self, facts):
-        self._facts = facts
+    def __init__(self, facts, allowed):
+        self._facts, self._allowed = facts, allowed
 
     def __getattr__(self, name):
-        if name not in DECIDING:
+        if name not in self._allowed:
             raise AttributeError(f"a rule reads no fact named {name}")
         return getattr(self._facts, name)
 
@@ -454,3 +456,70 @@ def _fresh_target_or_cache(f):
     """Built after the backward, the value fresh, and nothing trained is
     reached only through it: a target or a cache?"""
     return True
+
+
+# --- checks: a run that goes on, trained wrongly ----------------------
+
+
+class Check:
+    """One row of the checks' table: `holds(finding)` reads CHECKING's
+    fields only; `see` is the page that shows the right fix."""
+
+    def __init__(self, name, holds, see):
+        self.name, self.holds, self.see = name, holds, see
+        self.__doc__ = holds.__doc__
+
+
+CHECKS = []
+
+
+def check(name, see):
+    """Add the decorated function to the checks' table."""
+
+    def add(holds):
+        CHECKS.append(Check(name, holds, see))
+        return holds
+
+    return add
+
+
+def checked(finding):
+    """The first check that holds for a finding of the run, or None."""
+    seen = _Reading(finding, CHECKING)
+    return next((c for c in CHECKS if c.holds(seen)), None)
+
+
+@check("history-retained", "fix/#wrong-fix-retain-graph-across-steps")
+def _history_retained(f):
+    """A backward ran the graphs that retain_graph=True kept in several
+    earlier steps, and parameters they saved changed since: the graph
+    behind the loss grows step after step, and its gradient mixes old
+    weights in."""
+    return f.stale and f.reruns > 1
+
+
+@check(
+    "stale-retained-graph", "fix/#wrong-fix-retain-graph-across-steps"
+)
+def _stale_retained_graph(f):
+    """A backward ran again a graph kept by retain_graph=True after
+    parameters it saved changed (an optimizer's step, fused or not, or
+    a write through .data): its gradient comes from their old values,
+    and matches neither the weights of the forward nor the new ones."""
+    return f.stale
+
+
+@check("double-backward", "fix/#one-backward")
+def _double_backward(f):
+    """The same loss backpropagated twice, the first gradients still in
+    .grad, and an optimizer step after: that step's gradient counts the
+    loss twice."""
+    return f.double
+
+
+@check("never-trained", "fix/#wrong-fix-detach-trainable-source")
+def _never_trained(f):
+    """Parameters an optimizer steps never had a gradient, at any of at
+    least two steps: a detach(), torch.no_grad() or .data cut their
+    only path to the loss, and they never train."""
+    return f.gradless

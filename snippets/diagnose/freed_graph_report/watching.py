@@ -20,6 +20,7 @@ import weakref
 from collections import deque
 
 import torch
+from torch.nn.modules.module import register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 MESSAGE = "Trying to backward through the graph a second time"
@@ -175,6 +176,14 @@ class _Call:
         self.versions = {}  # id(leaf): (a weakref to it, its _version)
         self.values = {}  # id(leaf): sum and norm, to see .data writes
         self.seq = None  # nodes made after the call began number above
+        # What a check reads: the earlier call whose graph, kept by
+        # retain_graph=True, this one ran again, how many such calls,
+        # how many leaves under that graph changed in between, and an
+        # earlier backward() of the same loss whose .grad this one adds
+        # to again.
+        self.kept, self.rerun, self.reruns = [], None, 0
+        self.kept_versions, self.kept_values = {}, {}
+        self.stale, self.double = [], None
 
     @property
     def site(self):
@@ -194,6 +203,13 @@ _COUNT = [0]
 _STEPPED = weakref.WeakSet()  # the optimizers seen stepping
 _STEP_VERSIONS = {}  # id(parameter): _version and values after its step
 _WATCHING = []
+_LAST_STEP = [0]  # the event number of the last optimizer step
+# id(parameter): [a weakref to it, its optimizer's class name, the steps
+# that optimizer took, and how many of them found no .grad on it]
+_GRADLESS = {}
+_FINDINGS = deque(maxlen=256)  # calls a check reports, in order
+# id(parameter): where its module first ran with gradients disabled
+_NO_GRAD_AT = {}
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
@@ -443,14 +459,30 @@ def _calls():
     return [e for e in _EVENTS if isinstance(e, _Call)]
 
 
-def _stamp(call, roots, inputs):
-    """Mark every node the call ran, and note its leaves' versions."""
-    leaves = []
-    for node in _ran_by(roots, inputs, call.kind == "backward()"):
+def _stamp(call, roots, inputs, reporter):
+    """Mark every node the call ran, and note its leaves' versions; note
+    a graph kept by retain_graph=True that it ran again."""
+    leaves, kept, under = [], {}, set()
+    nodes = _ran_by(roots, inputs, call.kind == "backward()")
+    for node in nodes:
         if hasattr(node, "variable"):  # _is_leaf, inlined
             leaves.append(node.variable)
-        else:
+            continue
+        ran = node.metadata.get(RAN)
+        if ran and ran[0].keep:
+            kept[ran[0]] = None
+            under.update(
+                id(c.variable)
+                for c, _ in node.next_functions
+                if hasattr(c, "variable")
+            )
+    if kept:
+        _note_rerun(call, list(kept), under, roots, reporter)
+    for node in nodes:
+        if not hasattr(node, "variable"):
             node.metadata.setdefault(RAN, []).append(call)
+    if call.keep:
+        _note_kept(call, nodes)
     for leaf, values in zip(leaves, _fingerprints(leaves)):
         call.versions[id(leaf)] = (weakref.ref(leaf), leaf._version)
         call.values[id(leaf)] = values
@@ -458,6 +490,100 @@ def _stamp(call, roots, inputs):
         for node in _scaled_from(root):
             node.metadata.setdefault(ROOT, []).append(call)
     _EVENTS.append(call)
+
+
+def _note_rerun(call, kept, under, roots, reporter):
+    """The call ran again a graph that `kept` calls kept: note which,
+    and the leaves under it that changed since the first of them."""
+    first = min(kept, key=lambda c: c.number)
+    call.kept, call.rerun, call.reruns = kept, first, len(kept)
+    call.stale = changed_since(first, under, kept=True)
+    if call.stale or call.double:
+        _FINDINGS.append(call)
+        reporter.rerun(call, roots)
+
+
+def _note_kept(call, nodes):
+    """For a call that keeps its graph: the versions and values of
+    every leaf its nodes saved or take in, the inputs of grad()
+    included, which a later run of that graph may find changed."""
+    leaves = {
+        id(c.variable): c.variable
+        for node in nodes
+        if not hasattr(node, "variable")
+        for c, _ in node.next_functions
+        if hasattr(c, "variable")
+    }
+    leaves = list(leaves.values())
+    call.kept_versions = {
+        id(t): (weakref.ref(t), t._version) for t in leaves
+    }
+    call.kept_values = dict(
+        zip(map(id, leaves), _fingerprints(leaves, keep=False))
+    )
+
+
+def changed_since(call, leaves=None, kept=False):
+    """The leaves (of the ids `leaves`, or all) that hold other values
+    now than when `call` ran: changed in place (their version moved) or
+    through .data (their sum or norm moved). kept=True: of the leaves
+    under a graph the call kept."""
+    versions = call.kept_versions if kept else call.versions
+    values = call.kept_values if kept else call.values
+    changed = []
+    for i, (ref, version) in versions.items():
+        leaf = ref()
+        if leaf is None or (leaves is not None and i not in leaves):
+            continue
+        if leaf._version != version or _differs(leaf, values.get(i)):
+            changed.append(leaf)
+    return changed
+
+
+def _again(roots, kind, outs):
+    """An earlier backward() of the same loss (or a constant multiple),
+    since the last optimizer step, whose gradients are still in .grad:
+    this call would add them a second time."""
+    if kind != "backward()":
+        return None
+    for root in roots:
+        for node in _scaled_from(root):
+            for c in node.metadata.get(ROOT, ()):
+                if (
+                    c.kind == "backward()"
+                    and c.number > _LAST_STEP[0]
+                    and _same(c.grad_outputs, _copies(outs))
+                    and _grads_left(c)
+                ):
+                    return c
+    return None
+
+
+def _grads_left(call):
+    """True if a leaf the call reached still holds a non-zero .grad."""
+    for ref, _ in call.versions.values():
+        leaf = ref()
+        if leaf is not None and leaf.grad is not None:
+            with contextlib.suppress(RuntimeError, TypeError):
+                if leaf.grad.any():
+                    return True
+    return False
+
+
+def _same(a, b):
+    """True if two lists of grad_outputs hold the same values."""
+    if a is None or b is None or len(a) != len(b):
+        return a is b
+    return all(
+        x is y
+        or (
+            x is not None
+            and y is not None
+            and x.shape == y.shape
+            and torch.equal(x, y)
+        )
+        for x, y in zip(a, b)
+    )
 
 
 # A loss times or over a constant is the same loss: GradScaler and the
@@ -552,7 +678,10 @@ def _once(value):
     return value
 
 
-def _wrap(real, kind, on_freed):
+INPLACE = "modified by an inplace operation"
+
+
+def _wrap(real, kind, reporter):
     def call(*args, **kwargs):
         # A generator (model.parameters()) can be read once: read it
         # into a tuple that both this file and the real call use.
@@ -571,13 +700,18 @@ def _wrap(real, kind, on_freed):
             False,
         )
         seq = _seq_now()
+        again = _again(roots, kind, outs)
         try:
             return real(*args, **kwargs)
         except RuntimeError as error:
             ours = MESSAGE in str(error)
-            if ours and not hasattr(error, "_reported"):
-                error._reported = True
-                on_freed(error, roots, _frames(site), outs)
+            if not hasattr(error, "_reported"):
+                if ours:
+                    error._reported = True
+                    reporter.freed(error, roots, _frames(site), outs)
+                elif INPLACE in str(error):
+                    error._reported = True
+                    reporter.inplace(error, roots, _frames(site), outs)
             inputs = None  # it failed: any node may have run
             raise
         finally:
@@ -587,12 +721,12 @@ def _wrap(real, kind, on_freed):
                 ran = _Call(
                     number, kind, site, keep, create, ids, _copies(outs)
                 )
-                ran.seq = seq
+                ran.seq, ran.double = seq, again
                 edges = inputs and [
                     torch.autograd.graph.get_gradient_edge(t).node
                     for t in inputs
                 ]
-                _stamp(ran, roots, edges)
+                _stamp(ran, roots, edges, reporter)
 
     call.__wrapped__ = real
     return call
@@ -611,12 +745,58 @@ def _frames(stack):
 
 def _after_step(optimizer, args, kwargs):
     _STEPPED.add(optimizer)
-    _EVENTS.append((_next_number(), type(optimizer).__name__))
+    name = type(optimizer).__name__
+    _LAST_STEP[0] = _next_number()
+    _EVENTS.append((_LAST_STEP[0], name))
     params = [
         p for group in optimizer.param_groups for p in group["params"]
     ]
     for p, values in zip(params, _fingerprints(params)):
+        if p.requires_grad:
+            _note_gradless(p, name)
         _STEP_VERSIONS[id(p)] = (p._version, values)
+    _STEPS[0] += 1
+    if _STEPS[0] == _STEPS[1]:
+        raise StepsDone(_STEPS[0])
+
+
+def _note_gradless(p, name):
+    """Count the steps that found no .grad on `p`; a parameter written
+    between two steps outside the optimizer (an EMA teacher) is not
+    counted: a gradient is not what trains it."""
+    seen = _GRADLESS.get(id(p))
+    if seen is None or seen[0]() is not p:
+        seen = _GRADLESS[id(p)] = [weakref.ref(p), name, 0, 0]
+    seen[2] += 1
+    if p.grad is None:
+        last = _STEP_VERSIONS.get(id(p))
+        moved = last is not None and (
+            p._version != last[0] or _differs(p, last[1])
+        )
+        seen[3] = -1 if moved or seen[3] < 0 else seen[3] + 1
+
+
+def _on_module_call(module, args):
+    """Note where a module whose parameters need a gradient runs with
+    gradients disabled (torch.no_grad): a cut the checks may name."""
+    if torch.is_grad_enabled():
+        return
+    for p in module._parameters.values():
+        if (
+            p is not None
+            and p.requires_grad
+            and id(p) not in _NO_GRAD_AT
+        ):
+            _NO_GRAD_AT[id(p)] = _stack_here(1)
+
+
+class StepsDone(BaseException):
+    """The steps to watch are done: the command checks the run so far
+    and stops it (a BaseException, so that no `except Exception` in the
+    program catches it)."""
+
+
+_STEPS = [0, None]  # optimizer steps watched, and where to stop
 
 
 class _Stack:
@@ -682,22 +862,31 @@ def _hold_anomaly(real):
 
 
 @contextlib.contextmanager
-def recording(on_freed):
-    """Keep the records while the block runs, and call
-    on_freed(error, roots, site, outs) when a backward or grad() call
-    raises the error. Nested or repeated use is fine."""
+def recording(reporter):
+    """Keep the records while the block runs. `reporter.freed(error,
+    roots, site, outs)` is called when a backward or grad() call raises
+    the error, `reporter.inplace(...)` when one raises the in-place
+    error, and `reporter.rerun(call, roots)` when one runs again, stale
+    or twice, a graph kept by retain_graph=True. Nested or repeated use
+    is fine."""
     if _WATCHING:
         yield
         return
     grad = torch.autograd
     real = grad.backward, grad.grad
     _WATCHING.append(True)
+    _FINDINGS.clear()  # the checks read this block's run only
+    _GRADLESS.clear()
+    _NO_GRAD_AT.clear()
+    _STEPS[0] = 0
     try:
         with contextlib.ExitStack() as stack:
-            grad.backward = _wrap(real[0], "backward()", on_freed)
-            grad.grad = _wrap(real[1], "autograd.grad()", on_freed)
+            grad.backward = _wrap(real[0], "backward()", reporter)
+            grad.grad = _wrap(real[1], "autograd.grad()", reporter)
             hook = register_optimizer_step_post_hook(_after_step)
             stack.callback(hook.remove)
+            calls = register_module_forward_pre_hook(_on_module_call)
+            stack.callback(calls.remove)
             _record_creation(stack)
             yield
     finally:
