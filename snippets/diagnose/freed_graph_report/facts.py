@@ -16,11 +16,11 @@ from collections import deque
 import torch
 
 from .watching import (
+    _CUT_AT,
     _EVENTS,
     _FINDINGS,
     _GRADLESS,
     _LAST_STEP,
-    _NO_GRAD_AT,
     _STEP_VERSIONS,
     _STEPPED,
     RAN,
@@ -764,15 +764,16 @@ def findings(spaces=()):
                 ],
             )
         )
-    # Only with a cut seen (its module ran under no_grad): a parameter
-    # the loss never uses gets no gradient either, and is no mistake.
+    # Only with a cut seen (its module ran under no_grad, or a value
+    # made from it was detached): a parameter the loss never uses gets
+    # no gradient either, and is no mistake.
     gradless = {
         i: seen[0]()
         for i, seen in _GRADLESS.items()
         if seen[0]() is not None
         and seen[2] >= 2
         and seen[3] == seen[2]
-        and i in _NO_GRAD_AT
+        and i in _CUT_AT
     }
     if gradless:
         found.append(_gradless(gradless, spaces))
@@ -793,5 +794,5 @@ def _gradless(params, spaces):
         steps=max(s[2] for s in seen),
         reached=len(set(params) & reached),
         losses=[c for c in _calls() if c.kind == "backward()"][-1:],
-        cut=_NO_GRAD_AT[next(iter(params))],
+        cut=_CUT_AT[next(iter(params))],
     )

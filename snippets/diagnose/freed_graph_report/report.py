@@ -370,24 +370,20 @@ def _check_text(check, f, times):
     if f.gradless:
         names = _shorten(f.names)
         opts = ", ".join(f.optimizers)
+        how, frames = f.cut
+        loss = f" at {_where_called(f.losses[0])}" if f.losses else ""
         out += [
             f"  never a .grad: {names} ({opts} stepped them "
             f"{_count(f.steps, 'time')})",
+            f"  cut at   {_first_yours(frames)}  ({how})",
             "harm:     they never train: "
             + (
                 "no backward this run reached them"
                 if not f.reached
                 else "their .grad was cleared before every step"
             ),
-            f"  cut at   {_first_yours(f.cut)}: their module ran with "
-            "gradients off (torch.no_grad)",
-            "fix:      compute it with gradients on, inside the step, "
-            "for the loss"
-            + (
-                f" backpropagated at {_where_called(f.losses[0])}"
-                if f.losses
-                else ""
-            ),
+            f"fix:      make that value without {how}, for the loss "
+            f"backpropagated{loss}",
         ]
         return out + [f"see: {SITE}{check.see}"]
     out += [

@@ -208,8 +208,11 @@ _LAST_STEP = [0]  # the event number of the last optimizer step
 # that optimizer took, and how many of them found no .grad on it]
 _GRADLESS = {}
 _FINDINGS = deque(maxlen=256)  # calls a check reports, in order
-# id(parameter): where its module first ran with gradients disabled
-_NO_GRAD_AT = {}
+# id(parameter): the first cut seen between it and a value made from it:
+# ("torch.no_grad()", the frames where its module ran with gradients
+# off) or ("detach()", the frames of a detach() of a value made from it)
+_CUT_AT = {}
+_DETACHES = {}  # (file, line) of a detach() call: the values it read
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
@@ -782,12 +785,43 @@ def _on_module_call(module, args):
     if torch.is_grad_enabled():
         return
     for p in module._parameters.values():
-        if (
-            p is not None
-            and p.requires_grad
-            and id(p) not in _NO_GRAD_AT
-        ):
-            _NO_GRAD_AT[id(p)] = _stack_here(1)
+        if p is not None and p.requires_grad and id(p) not in _CUT_AT:
+            _CUT_AT[id(p)] = ("torch.no_grad()", _stack_here(1))
+
+
+def _watch_detach(real):
+    """Tensor.detach that notes which leaves the detached value was
+    made from: a cut the checks may name."""
+
+    def detach(self):
+        if self.grad_fn is not None:
+            _note_detach(self.grad_fn)
+        return real(self)
+
+    return detach
+
+
+def _note_detach(node, most=5000):
+    """The leaves needing a gradient below `node`: cut at this call.
+    Read twice at most for each line that detaches (a loss detached
+    for a log at every step is one line)."""
+    frame = sys._getframe(2)
+    key = (frame.f_code.co_filename, frame.f_lineno)
+    if _DETACHES.get(key, 0) >= 2:
+        return
+    _DETACHES[key] = _DETACHES.get(key, 0) + 1
+    site, seen, todo = _stack_here(2), {node}, [node]
+    while todo and len(seen) < most:
+        for child, _ in todo.pop().next_functions:
+            if child is None or child in seen:
+                continue
+            seen.add(child)
+            if hasattr(child, "variable"):
+                _CUT_AT.setdefault(
+                    id(child.variable), ("detach()", site)
+                )
+            else:
+                todo.append(child)
 
 
 class StepsDone(BaseException):
@@ -877,7 +911,8 @@ def recording(reporter):
     _WATCHING.append(True)
     _FINDINGS.clear()  # the checks read this block's run only
     _GRADLESS.clear()
-    _NO_GRAD_AT.clear()
+    _CUT_AT.clear()
+    _DETACHES.clear()
     _STEPS[0] = 0
     try:
         with contextlib.ExitStack() as stack:
@@ -887,11 +922,24 @@ def recording(reporter):
             stack.callback(hook.remove)
             calls = register_module_forward_pre_hook(_on_module_call)
             stack.callback(calls.remove)
+            _patch(stack, torch.Tensor, "detach", _watch_detach)
             _record_creation(stack)
             yield
     finally:
         grad.backward, grad.grad = real
         _WATCHING.pop()
+
+
+def _patch(stack, owner, name, wrapper):
+    """owner.name = wrapper(owner.name) until `stack` closes, then as
+    it was (inherited again where it was inherited)."""
+    own = name in vars(owner)
+    real = getattr(owner, name)
+    setattr(owner, name, wrapper(real))
+    if own:
+        stack.callback(setattr, owner, name, real)
+    else:
+        stack.callback(delattr, owner, name)
 
 
 def _record_creation(stack):
