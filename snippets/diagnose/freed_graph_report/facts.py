@@ -21,6 +21,7 @@ from .watching import (
     _FINDINGS,
     _GRADLESS,
     _LAST_STEP,
+    _OPT_STEPS,
     _STEP_VERSIONS,
     _STEPPED,
     RAN,
@@ -772,7 +773,7 @@ def findings(spaces=()):
         for i, seen in _GRADLESS.items()
         if seen[0]() is not None
         and seen[2] >= 2
-        and seen[3] == seen[2]
+        and seen[2] == _OPT_STEPS.get(seen[1]())
         and i in _CUT_AT
     }
     if gradless:
@@ -790,7 +791,7 @@ def _gradless(params, spaces):
         double=False,
         gradless=len(params),
         names=_names(params, spaces),
-        optimizers=sorted({s[1] for s in seen}),
+        optimizers=sorted({type(s[1]()).__name__ for s in seen}),
         steps=max(s[2] for s in seen),
         reached=len(set(params) & reached),
         losses=[c for c in _calls() if c.kind == "backward()"][-1:],

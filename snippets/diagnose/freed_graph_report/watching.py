@@ -204,9 +204,10 @@ _STEPPED = weakref.WeakSet()  # the optimizers seen stepping
 _STEP_VERSIONS = {}  # id(parameter): _version and values after its step
 _WATCHING = []
 _LAST_STEP = [0]  # the event number of the last optimizer step
-# id(parameter): [a weakref to it, its optimizer's class name, the steps
-# that optimizer took, and how many of them found no .grad on it]
+# id(parameter): [a weakref to it, one to its optimizer, and the number
+# of that optimizer's steps, from the first, that found no .grad on it]
 _GRADLESS = {}
+_OPT_STEPS = weakref.WeakKeyDictionary()  # optimizer: its steps watched
 _FINDINGS = deque(maxlen=256)  # calls a check reports, in order
 # id(parameter): the first cut seen between it and a value made from it:
 # ("torch.no_grad()", the frames where its module ran with gradients
@@ -751,32 +752,35 @@ def _after_step(optimizer, args, kwargs):
     name = type(optimizer).__name__
     _LAST_STEP[0] = _next_number()
     _EVENTS.append((_LAST_STEP[0], name))
+    step = _OPT_STEPS[optimizer] = _OPT_STEPS.get(optimizer, 0) + 1
     params = [
         p for group in optimizer.param_groups for p in group["params"]
     ]
     for p, values in zip(params, _fingerprints(params)):
-        if p.requires_grad:
-            _note_gradless(p, name)
+        if p.grad is None and p.requires_grad:
+            _note_gradless(p, optimizer, step)
         _STEP_VERSIONS[id(p)] = (p._version, values)
     _STEPS[0] += 1
     if _STEPS[0] == _STEPS[1]:
         raise StepsDone(_STEPS[0])
 
 
-def _note_gradless(p, name):
-    """Count the steps that found no .grad on `p`; a parameter written
-    between two steps outside the optimizer (an EMA teacher) is not
-    counted: a gradient is not what trains it."""
+def _note_gradless(p, optimizer, step):
+    """Count the steps, from the first, that found no .grad on `p`; a
+    parameter written between two steps outside the optimizer (an EMA
+    teacher) is not counted: a gradient is not what trains it."""
     seen = _GRADLESS.get(id(p))
     if seen is None or seen[0]() is not p:
-        seen = _GRADLESS[id(p)] = [weakref.ref(p), name, 0, 0]
-    seen[2] += 1
-    if p.grad is None:
-        last = _STEP_VERSIONS.get(id(p))
-        moved = last is not None and (
-            p._version != last[0] or _differs(p, last[1])
-        )
-        seen[3] = -1 if moved or seen[3] < 0 else seen[3] + 1
+        if step != 1:
+            return  # it had a .grad at an earlier step
+        ref = weakref.ref(optimizer)
+        seen = _GRADLESS[id(p)] = [weakref.ref(p), ref, 0]
+    last = _STEP_VERSIONS.get(id(p))
+    moved = last is not None and (
+        p._version != last[0] or _differs(p, last[1])
+    )
+    kept_none = seen[2] == step - 1 and not moved
+    seen[2] = step if kept_none else -1
 
 
 def _on_module_call(module, args):
@@ -787,6 +791,39 @@ def _on_module_call(module, args):
     for p in module._parameters.values():
         if p is not None and p.requires_grad and id(p) not in _CUT_AT:
             _CUT_AT[id(p)] = ("torch.no_grad()", _stack_here(1))
+
+
+def _watch_no_grad(stack):
+    """While a torch.no_grad() block runs, note the modules it calls
+    (a hook on every module call, only there: elsewhere modules keep
+    their fast path)."""
+    depth = [0, None]
+
+    def enter(real):
+        def __enter__(self):
+            if depth[0] == 0:
+                depth[1] = register_module_forward_pre_hook(
+                    _on_module_call
+                )
+            depth[0] += 1
+            return real(self)
+
+        return __enter__
+
+    def leave(real):
+        def __exit__(self, *exc):
+            if depth[0] > 0:  # not a block entered before watching
+                depth[0] -= 1
+                if depth[0] == 0:
+                    depth[1].remove()
+            return real(self, *exc)
+
+        return __exit__
+
+    no_grad = torch.autograd.grad_mode.no_grad
+    _patch(stack, no_grad, "__enter__", enter)
+    _patch(stack, no_grad, "__exit__", leave)
+    stack.callback(lambda: depth[1] is not None and depth[1].remove())
 
 
 def _watch_detach(real):
@@ -913,6 +950,7 @@ def recording(reporter):
     _GRADLESS.clear()
     _CUT_AT.clear()
     _DETACHES.clear()
+    _OPT_STEPS.clear()
     _STEPS[0] = 0
     try:
         with contextlib.ExitStack() as stack:
@@ -920,8 +958,7 @@ def recording(reporter):
             grad.grad = _wrap(real[1], "autograd.grad()", reporter)
             hook = register_optimizer_step_post_hook(_after_step)
             stack.callback(hook.remove)
-            calls = register_module_forward_pre_hook(_on_module_call)
-            stack.callback(calls.remove)
+            _watch_no_grad(stack)
             _patch(stack, torch.Tensor, "detach", _watch_detach)
             _record_creation(stack)
             yield
