@@ -341,7 +341,8 @@ def command_source(parts: Path = COMMAND_PARTS, site_url: str | None = None) -> 
             start = node.end_lineno
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    imports.setdefault(_imported(alias, path), set()).add("")
+                    local = f"as {alias.asname}" if alias.asname else ""
+                    imports.setdefault(alias.name, set()).add(local)
             elif node.level == 0:
                 imports.setdefault(node.module, set()).update(
                     _imported(alias, path) for alias in node.names
@@ -397,12 +398,13 @@ def _import_block(imports: dict[str, set[str]]) -> str:
     sections = []
     for stdlib in (True, False):
         mods = sorted(m for m in imports if (m.split(".")[0] in sys.stdlib_module_names) == stdlib)
-        plain = [f"import {m}" for m in mods if "" in imports[m]]
-        froms = [
-            f"from {m} import {', '.join(sorted(imports[m] - {''}))}"
+        plain = [
+            f"import {m}{' ' + name if name else ''}"
             for m in mods
-            if imports[m] - {""}
+            for name in sorted(n for n in imports[m] if n == "" or n.startswith("as "))
         ]
+        names = {m: sorted(n for n in imports[m] if n and not n.startswith("as ")) for m in mods}
+        froms = [f"from {m} import {', '.join(names[m])}" for m in mods if names[m]]
         if plain or froms:
             sections.append("\n".join(plain + froms))
     return "\n\n".join(sections)

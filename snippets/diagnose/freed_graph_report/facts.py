@@ -32,6 +32,7 @@ from .watching import (
     _children,
     _copies,
     _differs,
+    _frames,
     _hooked,
     _is_leaf,
     _is_library,
@@ -733,6 +734,8 @@ CHECKING = {
     "double": "a backward() of a loss whose gradients, from an "
     "earlier backward() of it since the last optimizer step, were "
     "still in .grad",
+    "dead": "the loss backpropagated took in, as a term of a sum, a "
+    "value made from a gradient with no graph",
     "gradless": "parameters an optimizer stepped at least twice, none "
     "of those times with a .grad",
 }
@@ -745,26 +748,10 @@ def findings(spaces=()):
     globals, once it has returned) where its names are found."""
     found = []
     for call in _FINDINGS:
-        if not call.stale and _LAST_STEP[0] < call.number:
-            continue  # counted twice, but no optimizer step used it
-        found.append(
-            Facts(
-                stale=len(call.stale),
-                reruns=call.reruns,
-                double=bool(call.double),
-                gradless=0,
-                call=call,
-                kept=call.double or call.rerun,
-                steps=[
-                    e[1]
-                    for e in _EVENTS
-                    if type(e) is tuple
-                    and (call.double or call.rerun).number
-                    < e[0]
-                    < call.number
-                ],
-            )
-        )
+        if call.dead:
+            found.append(_dead(call))
+        if call.stale or (call.double and _LAST_STEP[0] > call.number):
+            found.append(_rerun(call))
     # Only with a cut seen (its module ran under no_grad, or a value
     # made from it was detached): a parameter the loss never uses gets
     # no gradient either, and is no mistake.
@@ -781,6 +768,39 @@ def findings(spaces=()):
     return found
 
 
+def _rerun(call):
+    """The finding for a call that ran a kept graph again."""
+    kept = call.double or call.rerun
+    return Facts(
+        stale=len(call.stale),
+        reruns=call.reruns,
+        double=bool(call.double),
+        dead=False,
+        gradless=0,
+        call=call,
+        kept=kept,
+        steps=[
+            e[1]
+            for e in _EVENTS
+            if type(e) is tuple and kept.number < e[0] < call.number
+        ],
+    )
+
+
+def _dead(call):
+    """The finding for a loss that took in a gradient's dead term."""
+    return Facts(
+        stale=0,
+        reruns=0,
+        double=False,
+        dead=True,
+        gradless=0,
+        call=call,
+        taken=_frames(call.dead[0]),
+        summed=call.dead[1],
+    )
+
+
 def _gradless(params, spaces):
     """The finding for parameters stepped without a gradient."""
     seen = [_GRADLESS[i] for i in params]
@@ -789,6 +809,7 @@ def _gradless(params, spaces):
         stale=0,
         reruns=0,
         double=False,
+        dead=False,
         gradless=len(params),
         names=_names(params, spaces),
         optimizers=sorted({type(s[1]()).__name__ for s in seen}),

@@ -349,6 +349,11 @@ def check_lines(spaces=()):
 def _sites(finding):
     if finding.gradless:
         return ()
+    if finding.dead:
+        return (
+            _first_yours(finding.taken),
+            _first_yours(finding.summed),
+        )
     return (_where_called(finding.kept), _where_called(finding.call))
 
 
@@ -386,6 +391,19 @@ def _check_text(check, f, times):
             f"backpropagated{loss}",
         ]
         return out + [f"see: {SITE}{check.see}"]
+    if f.dead:
+        taken = _yours(f.taken)
+        line = f"line {taken[-1][1]}" if taken else "the earlier call"
+        return out + [
+            f"  taken at {_first_yours(f.taken)}",
+            f"  summed at {_first_yours(f.summed)}",
+            "harm:     that term has no graph: it adds nothing to any "
+            "parameter's gradient",
+            f"why:      {SITE}{check.see}",
+            "fix: create-graph",
+            f"  create_graph=True in the call at {line}",
+            f"see: {SITE}fix/#create-graph",
+        ]
     out += [
         f"  kept at  {_where_called(f.kept)}",
         f"  ran at   {_where_called(f.call)}",

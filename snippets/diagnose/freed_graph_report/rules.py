@@ -517,6 +517,18 @@ def _double_backward(f):
     return f.double
 
 
+@check(
+    "gradient-term-adds-nothing",
+    "fix/#wrong-fix-create-graph-retain-only",
+)
+def _gradient_term_adds_nothing(f):
+    """A loss summed a term made from a gradient taken without
+    create_graph=True (or from an input's .grad): that term has no
+    graph, so it adds nothing to any parameter's gradient (a penalty
+    that does not penalize)."""
+    return f.dead
+
+
 @check("never-trained", "fix/#wrong-fix-detach-trainable-source")
 def _never_trained(f):
     """Parameters an optimizer steps never had a gradient, at any of at

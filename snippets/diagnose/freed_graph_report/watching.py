@@ -20,6 +20,7 @@ import weakref
 from collections import deque
 
 import torch
+import torch.utils._pytree as pytree
 from torch.nn.modules.module import register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
@@ -183,6 +184,8 @@ class _Call:
         # to again.
         self.kept, self.rerun, self.reruns = [], None, 0
         self.kept_versions, self.kept_values = {}, {}
+        self.dead = None  # (grad frames, sum frames) of a term that
+        # adds nothing: a gradient with no graph, summed into this loss
         self.stale, self.double = [], None
 
     @property
@@ -214,6 +217,15 @@ _FINDINGS = deque(maxlen=256)  # calls a check reports, in order
 # off) or ("detach()", the frames of a detach() of a value made from it)
 _CUT_AT = {}
 _DETACHES = {}  # (file, line) of a detach() call: the values it read
+# Gradients with no graph (from grad() without create_graph=True, or an
+# input's .grad), and what is computed from them while marking is on:
+# tensor: the frames of the call that made the gradient. _DEAD: a sum
+# that took in such a value as a term: tensor: (those frames, the
+# frames of the sum).
+# Both by id, with a weakref to tell a reused id: a tensor's == is
+# elementwise, so it cannot be a dictionary key.
+_MARKED, _DEAD = {}, {}
+_SUMS = {"add", "sub", "__add__", "__radd__", "__sub__", "__rsub__"}
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
@@ -705,8 +717,12 @@ def _wrap(real, kind, reporter):
         )
         seq = _seq_now()
         again = _again(roots, kind, outs)
+        dead = _MARKING.stop(_as_list(tensors))
         try:
-            return real(*args, **kwargs)
+            result = real(*args, **kwargs)
+            if kind == "autograd.grad()" and not create:
+                _MARKING.start(_as_list(result), site)
+            return result
         except RuntimeError as error:
             ours = MESSAGE in str(error)
             if not hasattr(error, "_reported"):
@@ -725,7 +741,9 @@ def _wrap(real, kind, reporter):
                 ran = _Call(
                     number, kind, site, keep, create, ids, _copies(outs)
                 )
-                ran.seq, ran.double = seq, again
+                ran.seq, ran.double, ran.dead = seq, again, dead
+                if dead:
+                    _FINDINGS.append(ran)
                 edges = inputs and [
                     torch.autograd.graph.get_gradient_edge(t).node
                     for t in inputs
@@ -791,6 +809,115 @@ def _on_module_call(module, args):
     for p in module._parameters.values():
         if p is not None and p.requires_grad and id(p) not in _CUT_AT:
             _CUT_AT[id(p)] = ("torch.no_grad()", _stack_here(1))
+
+
+class _Marking(torch.overrides.TorchFunctionMode):
+    """On between a gradient taken with no graph (autograd.grad()
+    without create_graph=True; not in a program that uses
+    torch.compile) and the next backward: what is computed from that
+    gradient is marked, and a sum that takes in a marked value with no
+    graph as one term (a penalty) is noted: that term adds nothing to
+    any gradient."""
+
+    def __init__(self):
+        super().__init__()
+        self.on = False
+
+    def start(self, grads, site):
+        """Mark these gradients, made with no graph by a call at
+        `site`, and what is computed from them until the next
+        backward."""
+        grads = [g for g in grads or () if g is not None]
+        if not grads or _compiled():
+            return  # torch.compile traces a mode as its own: keep out
+        for g in grads:
+            _put(_MARKED, g, site)
+        if not self.on:
+            self.__enter__()
+            self.on = True
+
+    def stop(self, tensors):
+        """Leave marking before a backward; the term, if the tensors
+        backpropagated now took one in."""
+        dead = [_get(_DEAD, t) for t in tensors or () if _get(_DEAD, t)]
+        if self.on and _top_mode() is self:
+            self.__exit__(None, None, None)
+            self.on = False
+        _MARKED.clear()
+        _DEAD.clear()
+        return dead[0] if dead else None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if self.on and _MARKED:
+            _mark(func, args, kwargs or {}, out)
+        return out
+
+
+def _mark(func, args, kwargs, out):
+    flat = [
+        t
+        for t in pytree.tree_leaves((args, kwargs))
+        if isinstance(t, torch.Tensor)
+    ]
+    marked = [t for t in flat if _get(_MARKED, t)]
+    dead = [_get(_DEAD, t) for t in flat if _get(_DEAD, t)]
+    if not (marked or dead):
+        return
+    outs = [
+        t
+        for t in pytree.tree_leaves(out)
+        if isinstance(t, torch.Tensor)
+    ]
+    site = _get(_MARKED, marked[0]) if marked else None
+    for o in outs:
+        if marked:
+            _put(_MARKED, o, site)
+        if dead:
+            _put(_DEAD, o, dead[0])
+    term = [t for t in marked if not t.requires_grad and t.numel() == 1]
+    if (
+        term
+        and getattr(func, "__name__", "") in _SUMS
+        and any(t.requires_grad for t in flat)
+    ):
+        for o in outs:
+            _put(_DEAD, o, (_get(_MARKED, term[0]), _stack_here(1)))
+
+
+def _get(marks, tensor):
+    entry = marks.get(id(tensor))
+    return entry[1] if entry and entry[0]() is tensor else None
+
+
+def _put(marks, tensor, value):
+    marks[id(tensor)] = (weakref.ref(tensor), value)
+
+
+def _compiled():
+    """True once torch.compile has compiled a frame since watching
+    began, or while it does."""
+    return (
+        torch.compiler.is_compiling() or _frames_compiled() > _SINCE[0]
+    )
+
+
+def _frames_compiled():
+    dynamo = sys.modules.get("torch._dynamo.utils")
+    return (
+        sum(dynamo.counters.get("frames", {}).values()) if dynamo else 0
+    )
+
+
+_SINCE = [0]  # frames compiled before watching began
+
+
+def _top_mode():
+    modes = torch.overrides._get_current_function_mode_stack()
+    return modes[-1] if modes else None
+
+
+_MARKING = _Marking()
 
 
 def _watch_no_grad(stack):
@@ -951,6 +1078,7 @@ def recording(reporter):
     _CUT_AT.clear()
     _DETACHES.clear()
     _OPT_STEPS.clear()
+    _SINCE[0] = _frames_compiled()
     _STEPS[0] = 0
     try:
         with contextlib.ExitStack() as stack:
@@ -964,6 +1092,7 @@ def recording(reporter):
             yield
     finally:
         grad.backward, grad.grad = real
+        _MARKING.stop(())
         _WATCHING.pop()
 
 
