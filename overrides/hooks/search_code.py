@@ -23,8 +23,8 @@ then removed from the page), so the index keeps what readers search for and leav
   thing and its first paragraph what goes wrong, which is what finds it (search ranks it last,
   overrides/hooks/search_wrong_fix_last.py); the proof stays on the page.
 
-With all of it, the index was 549 KB (151 KB gzipped); without the diagrams and the wrong
-fixes' proofs, it is below 150 KB gzipped with room for a few more pages.
+Together these took the index from 2.07 MB (400 KB gzipped) to about 504 KB (141 KB); the
+names are about a sixth of that.
 
 Measured by `make bench` (scripts/bench_lighthouse.py prints the index's size); tests in
 tests/test_site.py and tests/test_browser.py.
