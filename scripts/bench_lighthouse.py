@@ -22,11 +22,13 @@ page would weigh about three times what a reader downloads. The uncompressed tot
 too.
 
 Targets: 100 in all four categories on desktop; on mobile at least 95 for performance and 100
-for the other three; and a scenario page under 400 KB transferred. A missed target is marked in
-the table; --strict makes it exit 1.
+for the other three; every page under 400 KB transferred (the search index, which every page
+downloads, at most 150 KB gzipped: its size is printed under the table). A missed target is
+marked in the table; --strict makes it exit 1.
 """
 
 import argparse
+import gzip
 import json
 import os
 import subprocess
@@ -45,7 +47,9 @@ TARGET = {
     "desktop": dict.fromkeys(CATEGORIES, 100),
     "mobile": {**dict.fromkeys(CATEGORIES, 100), "performance": 95},
 }
-SCENARIO_BYTES = 400 * 1024
+PAGE_BYTES = 400 * 1024
+# The search index, gzipped as the server sends it; decimal KB, as the issue that set it does.
+INDEX_GZIP_BYTES = 150_000
 
 
 def lighthouse(url: str, preset: str, out: Path) -> dict:
@@ -100,9 +104,20 @@ def median(runs: list[dict]) -> dict:
 def misses(name: str, preset: str, result: dict) -> list[str]:
     target = TARGET[preset]
     found = [f"{c} < {target[c]}" for c, s in result["scores"].items() if s < target[c]]
-    if name != "home" and result["transferred"] >= SCENARIO_BYTES:
-        found.append(f"transferred >= {SCENARIO_BYTES // 1024} KB")
+    if result["transferred"] >= PAGE_BYTES:
+        found.append(f"transferred >= {PAGE_BYTES // 1024} KB")
     return found
+
+
+def index_size(site: Path) -> tuple[str, bool]:
+    """The search index's size, raw and gzipped as sitekit's server sends it, and whether the
+    gzipped size meets its target."""
+    raw = (site / "search" / "search_index.json").read_bytes()
+    packed = len(gzip.compress(raw, 6))
+    line = f"search index: {len(raw) / 1000:.0f} KB, {packed / 1000:.0f} KB gzipped"
+    if packed > INDEX_GZIP_BYTES:
+        return line + f" (MISSED: > {INDEX_GZIP_BYTES // 1000} KB gzipped)", False
+    return line + " (met)", True
 
 
 def main() -> int:
@@ -122,6 +137,7 @@ def main() -> int:
         if site is None:
             site = Path(tmp) / "site"
             sitekit.build(site)
+        index_line, index_met = index_size(site)
         rows = []
         longest = max((site / "scenarios").glob("*/index.html"), key=lambda p: p.stat().st_size)
         pages = {**PAGES, "longest": f"/scenarios/{longest.parent.name}/"}
@@ -170,6 +186,8 @@ def main() -> int:
     for name, _, preset, result in rows:
         if result["failing"]:
             print(f"{name} {preset}: audits below 1: {', '.join(result['failing'])}")
+    print(index_line)
+    missed |= not index_met
     load = max(result["load"] for *_, result in rows)
     if load > 2 + (os.cpu_count() or 1) / 2:
         print(

@@ -1,12 +1,15 @@
-"""`make pdf` and `make offline`: the site as one PDF, and a copy that works opened from disk.
+"""`make pdf` and `make offline`: the site as PDFs, and a copy that works opened from disk.
 
 1. `mkdocs build --strict` into site/ (the site as served);
 2. at the same time, the same with OFFLINE=true into build/offline/: no directory URLs, search
    without a server;
 3. headless Chromium (Playwright) prints build/offline/print_page.html (every page, in nav
    order, after a title page and a table of contents) to site/pdf/<site>.pdf, with the
-   headings as bookmarks;
-4. the offline copy, PDF included, is zipped to site/offline/<site>-offline.zip.
+   headings as bookmarks, and build/offline/guide_page.html (the same without the real
+   programs, which it lists in one index) to site/pdf/<site>-guide.pdf;
+4. the offline copy, PDFs included, is zipped to site/offline/<site>-offline.zip.
+
+It prints each file's size (and a PDF's pages) and how long the builds and the rest took.
 
 Steps 3 and 4 are tools/sitekit.py's package(), which the tests run on the session's builds
 (`make test KEEP_SITE=site` leaves that site, PDF and zip included, where CI publishes it).
@@ -58,13 +61,16 @@ def main():
     start = time.perf_counter()
     shutil.rmtree(args.offline_dir, ignore_errors=True)
     build_side_by_side(args.site_dir, args.offline_dir)
+    built = time.perf_counter()
+    print(f"built in {built - start:.1f} s")
     if args.no_pdf:
         written = sitekit.package(args.site_dir, args.offline_dir)
     else:
         with sitekit.browser() as chromium:
             written = sitekit.package(args.site_dir, args.offline_dir, chromium)
     for path in written:
-        print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
+        print(f"{path}:{sitekit.size_label(path)}")
+    print(f"printed and zipped in {time.perf_counter() - built:.1f} s")
     print(f"done in {time.perf_counter() - start:.1f} s")
 
 

@@ -273,6 +273,42 @@ def test_search_finds_the_library_program_in_the_first_three(search, query):
     assert target in hits, f"{query!r}: first three results {found}"
 
 
+# Names that only a program's code has (the search index keeps its code's names, not its
+# code: overrides/hooks/search_code.py), as a reader of that program would type them: its
+# classes, its functions, its variables and the library API it calls. Each query's target is a
+# program's section, which must be among the first three results.
+SEARCH_CODE_NAMES = {
+    "update_depth_actor": "/command-score/#program-parkour-depth-latent-reused-across-iterations",
+    "select_action": "/command-score/#program-reinforce-saved-actions-replayed-after-step",
+    "InfiniAttention": "/command-score/#program-infini-attention-memory-kept-across-segments",
+    "FedAVGClient": "/command-score/"
+    "#program-federated-gradient-inversion-uploaded-grads-keep-client-graph",
+    "n_local_heads": "/command-score/#program-llama-kv-cache-written-in-place-during-finetuning",
+    "batch_expected_improvement": "/command-score/"
+    "#program-gp-predictive-mean-cache-in-acquisition-loop",
+    "MultiViewClassifier": "/command-score/#expert-module-accumulator-not-reset-in-forward",
+    "do_cache_adj_prep": "/real-programs/#case-gcn-adjacency-cache-during-attack",
+    "init_hidden_c_for_lstm": "/real-programs/#case-next-word-from-previous-batch",
+    "SingleTaskGP": "/libraries/botorch/#case-fit-gpytorch-mll-train-data-requires-grad",
+    "GaussianLikelihood": "/libraries/gpytorch/#case-exact-gp-trained-in-eval-mode",
+    "HashTextEmbedder": "/libraries/pytorch-frame/#case-text-embedder-output-with-graph",
+    "logits_per_image": "/libraries/pytorch-lightning/#case-lseg-logit-scale-exp-in-init",
+    "BigBirdLMPredictionHead": "/libraries/transformers/"
+    "#case-protstonkgs-kg-backbone-special-embeddings",
+}
+
+
+@pytest.mark.parametrize("query", SEARCH_CODE_NAMES)
+def test_search_finds_a_program_by_a_name_in_its_code(search, built_site, query):
+    target = SEARCH_CODE_NAMES[query]
+    page = built_site / urllib.parse.urlsplit(target).path.strip("/") / "index.html"
+    code = support.soup(page.read_text()).select(".md-content .highlight pre")
+    assert any(query in block.get_text() for block in code), f"{query!r}: not in its page's code"
+    found = _results(search, query, 3)
+    hits = [link for item in found for link in item]
+    assert target in hits, f"{query!r}: first three results {found}"
+
+
 def test_a_search_with_no_result_offers_the_ways_in(search):
     box = search.locator("input.md-search__input")
     hint = search.locator(".bt-search-hint")

@@ -1,4 +1,5 @@
-"""The site for readers without a network: one PDF of everything, and a zip that works from disk."""
+"""The site for readers without a network: a PDF of everything, the guide's PDF (the site without
+its real programs, which it lists in one index), and a zip that works from disk."""
 
 import contextlib
 import datetime
@@ -22,7 +23,15 @@ REQUIRES = ("chromium", "poppler-utils")
 RESULTS_SHOWN = """
   /matching document/.test(document.querySelector(".md-search-result__meta").textContent)
 """
-PDF_NAME = sitekit.pdf_name(sitekit.load_config(ROOT)["site_name"])
+SITE_NAME = sitekit.load_config(ROOT)["site_name"]
+PDF_NAME = sitekit.pdf_name(SITE_NAME)
+GUIDE_NAME = sitekit.guide_pdf_name(SITE_NAME)
+# Each PDF: its file, and whether it prints a page of the nav (its source file) whole.
+EDITIONS = {
+    "whole site": (PDF_NAME, lambda src: True),
+    "guide": (GUIDE_NAME, sitekit.in_guide),
+}
+INCLUDE = re.compile(r'^--8<-- "(snippets/[^":]+)"', re.M)
 
 
 # What the printed page showed (page_tour.on_paper), read while the PDF fixture had it open.
@@ -40,9 +49,36 @@ def built(built_site, offline_site, browser, tour_over) -> Path:
     return built_site
 
 
+@pytest.fixture(scope="module", params=EDITIONS)
+def edition(request) -> str:
+    """Each check of a PDF runs on both: the whole site's and the guide's."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def pdf(built) -> Path:
-    return built / "pdf" / PDF_NAME
+def pdf(built, edition) -> Path:
+    return built / "pdf" / EDITIONS[edition][0]
+
+
+@pytest.fixture(scope="module")
+def guide(built) -> Path:
+    return built / "pdf" / GUIDE_NAME
+
+
+def _printed_pages(edition: str) -> list[str]:
+    """The nav's source files that the edition prints whole, in nav order."""
+    printed = EDITIONS[edition][1]
+    return [src for _, src in sitekit.nav_pages(support.config()["nav"]) if printed(src)]
+
+
+def _shown_whole(sources) -> set[Path]:
+    """The snippets that these pages show whole."""
+    return {ROOT / s for src in sources for s in INCLUDE.findall((ROOT / "docs" / src).read_text())}
+
+
+def _pages(pdf: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    return int(re.search(r"^Pages:\s+(\d+)", info.stdout, re.M).group(1))
 
 
 def _text(pdf: Path, *args) -> str:
@@ -56,10 +92,15 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def _bookmarks(pdf: Path) -> list[tuple[int, str]]:
-    outline = subprocess.run(
+def _outline_xml(pdf: Path) -> str:
+    """poppler's XML of the PDF: its text boxes, links and bookmarks."""
+    return subprocess.run(
         ["pdftohtml", "-xml", "-i", "-q", "-stdout", str(pdf)], capture_output=True, text=True
     ).stdout
+
+
+def _bookmarks(pdf: Path) -> list[tuple[int, str]]:
+    outline = _outline_xml(pdf)
     return [
         (int(page), html.unescape(text))
         for page, text in re.findall(r'<item page="(\d+)">([^<]+)</item>', outline)
@@ -67,8 +108,7 @@ def _bookmarks(pdf: Path) -> list[tuple[int, str]]:
 
 
 def test_pdf_opens_with_pages_and_bookmarks(pdf):
-    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
-    assert int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1)) > 1
+    assert _pages(pdf) > 1
     titles = [text for _, text in _bookmarks(pdf)]
     assert "Contents" in titles and len(titles) > 50, titles[:10]
 
@@ -100,14 +140,22 @@ def test_title_page_names_site_torch_and_date(pdf):
     assert any(day.isoformat() in first for day in days), first
 
 
-def test_every_page_is_bookmarked_in_nav_order(pdf, nav):
+def test_every_page_is_bookmarked_in_nav_order(pdf, nav, edition):
+    """Each page the PDF prints, in nav order; in the guide, the index of the real programs
+    stands where the first program page stood."""
     marks = [(page, _squash(text)) for page, text in _bookmarks(pdf)]
+    printed = _printed_pages(edition)
+    titles = []
+    for _, src in sitekit.nav_pages(support.config()["nav"]):
+        if src in printed:
+            titles.append(nav[sitekit.url_of(src)].h1)
+        elif sitekit.PROGRAM_PAGES.fullmatch(src) and sitekit.GUIDE_INDEX_TITLE not in titles:
+            titles.append(sitekit.GUIDE_INDEX_TITLE)
     at, missing, pages = 0, [], []
-    for url, page in nav.items():
-        title = _squash(page.h1)
+    for title in map(_squash, titles):
         found = next((i for i in range(at, len(marks)) if marks[i][1] == title), None)
         if found is None:
-            missing.append(f"{url} ({title})")
+            missing.append(title)
         else:
             at = found + 1
             pages.append(marks[found][0])
@@ -115,23 +163,26 @@ def test_every_page_is_bookmarked_in_nav_order(pdf, nav):
     assert pages == sorted(pages)
 
 
-def test_every_page_links_the_pdf_it_was_built_with(pdf, built):
-    """The Download PDF button and make pdf each name the file; they must name the same one."""
+def test_every_page_links_the_pdfs_it_was_built_with(built):
+    """The Download PDF buttons and make pdf each name the files; they must name the same ones."""
     wrong = []
     for page in sorted(built.rglob("index.html")):
-        links = re.findall(r'<a href="([^"]+)" title="Download PDF"', page.read_text())
-        if not links or (page.parent / links[0]).resolve() != pdf.resolve():
-            wrong.append(f"{page.relative_to(built)}: {links}")
-    assert not wrong, f"pages whose Download PDF link misses {pdf.name}: {wrong[:5]}"
+        html_text = page.read_text()
+        for title, name in (("Download PDF", PDF_NAME), ("Download the guide (PDF)", GUIDE_NAME)):
+            links = re.findall(rf'<a href="([^"]+)" title="{re.escape(title)}"', html_text)
+            target = built / "pdf" / name
+            if not links or (page.parent / links[0]).resolve() != target.resolve():
+                wrong.append(f"{page.relative_to(built)}: {title}: {links}")
+    assert not wrong, f"pages whose Download PDF buttons miss their file: {wrong[:5]}"
 
 
-def test_every_diagram_is_drawn_in_the_pdf(pdf):
+def test_every_diagram_is_drawn_in_the_pdf(pdf, edition):
     """Mermaid draws in the browser; if it did not run before printing, the PDF shows source."""
     text = _squash(_text(pdf))
     sources = [
         block
-        for page in sorted((ROOT / "docs").rglob("*.md"))
-        for block in re.findall(r"```mermaid\n(.*?)```", page.read_text(), re.S)
+        for src in _printed_pages(edition)
+        for block in re.findall(r"```mermaid\n(.*?)```", (ROOT / "docs" / src).read_text(), re.S)
     ]
     assert sources, "no diagram on any page: this check would prove nothing"
     problems = []
@@ -148,19 +199,59 @@ def test_pages_are_numbered(pdf):
     assert re.search(r"Page\s+2\b", _text(pdf, "-f", "2", "-l", "2"))
 
 
-def test_pdf_has_every_snippet(pdf):
-    """Each snippet's own line (or run of lines) is in the PDF: its first line would prove
-    little, nearly every snippet starts with `import torch`."""
+def _identified() -> dict[Path, str | None]:
     from snippet_harness.identify import identifying_lines
 
+    return identifying_lines(sorted((ROOT / "snippets").rglob("*.py")))
+
+
+def test_pdf_has_every_snippet(pdf, edition):
+    """Each snippet that a page it prints shows whole (the whole site: every snippet) has its
+    own line (or run of lines) in the PDF: its first line would prove little, nearly every
+    snippet starts with `import torch`."""
     text = _squash(_text(pdf))
-    found = identifying_lines(sorted((ROOT / "snippets").rglob("*.py")))
+    wanted = _shown_whole(_printed_pages(edition)) if edition == "guide" else None
     missing = [
         str(path.relative_to(ROOT))
-        for path, run in found.items()
-        if run is None or not _printed(run, text)
+        for path, run in _identified().items()
+        if (wanted is None or path in wanted) and (run is None or not _printed(run, text))
     ]
     assert not missing, f"snippets not in the PDF: {missing}"
+
+
+def test_the_guide_prints_no_real_program(guide):
+    """A script that only the program pages show is in the whole site's PDF, not the guide's."""
+    text = _squash(_text(guide))
+    pages = [src for _, src in sitekit.nav_pages(support.config()["nav"])]
+    programs = _shown_whole(p for p in pages if sitekit.PROGRAM_PAGES.fullmatch(p))
+    programs -= _shown_whole(p for p in pages if sitekit.in_guide(p))
+    assert len(programs) > 50, "few program scripts found: this check would prove little"
+    found = _identified()
+    printed = [str(p.relative_to(ROOT)) for p in sorted(programs) if _printed(found[p], text)]
+    assert not printed, f"real programs printed in the guide: {printed}"
+
+
+def test_the_guide_indexes_every_real_program(guide):
+    """Each program section of the program pages is a row of the guide's index: its title, and
+    a link to it on the site."""
+    # In the order Chromium wrote it: by layout, a title's wrapped lines and the library cell
+    # beside them interleave.
+    text = _squash(_text(guide, "-raw"))
+    links = set(re.findall(r'<a href="([^"]*)"', _outline_xml(guide)))
+    site = support.config()["site_url"].rstrip("/")
+    rows = []
+    for _, src in sitekit.nav_pages(support.config()["nav"]):
+        if sitekit.PROGRAM_PAGES.fullmatch(src):
+            markdown = (ROOT / "docs" / src).read_text()
+            for title, anchor in re.findall(
+                r"^#{2,6} (.+?) \{ #((?:case|program|expert)-[\w-]+) \}", markdown, re.M
+            ):
+                rows.append((title.replace("`", ""), f"{site}{sitekit.url_of(src)}#{anchor}"))
+    assert len(rows) > 50, "few programs found: this check would prove little"
+    missing = [title for title, _ in rows if _squash(html.unescape(title)) not in text]
+    unlinked = [url for _, url in rows if url not in links]
+    assert not missing, f"programs missing from the guide's index: {missing}"
+    assert not unlinked, f"programs the index does not link on the site: {unlinked}"
 
 
 def _printed(run: str, text: str, window: int = 600) -> bool:
@@ -203,11 +294,12 @@ def test_no_line_runs_past_the_text_area(pdf):
 
 
 def test_the_offline_zip_finds_retain_graph_from_disk(built, browser):
-    archive = built / "offline" / sitekit.offline_zip_name(sitekit.load_config(ROOT)["site_name"])
+    archive = built / "offline" / sitekit.offline_zip_name(SITE_NAME)
     with tempfile.TemporaryDirectory() as tmp:
         zipfile.ZipFile(archive).extractall(tmp)
         index = next(Path(tmp).glob("*/index.html"))
-        assert (index.parent / "pdf" / PDF_NAME).is_file(), "the zip lacks the PDF"
+        for name in (PDF_NAME, GUIDE_NAME):
+            assert (index.parent / "pdf" / name).is_file(), f"the zip lacks {name}"
         page = browser.new_page()
         page.goto(index.as_uri() + "?q=retain_graph")
         # Search from disk runs in an iframe worker; give it the time the old CLI run had.
@@ -220,9 +312,7 @@ def test_the_offline_zip_finds_retain_graph_from_disk(built, browser):
 
 
 def test_links_between_pages_jump_inside_the_pdf(pdf):
-    xml = subprocess.run(
-        ["pdftohtml", "-xml", "-i", "-q", "-stdout", str(pdf)], capture_output=True, text=True
-    ).stdout
+    xml = _outline_xml(pdf)
     links = re.findall(r'<a href="([^"]*)"', xml)
     inside = [link for link in links if re.fullmatch(re.escape(pdf.stem) + r"\.html#\d+", link)]
     stray = [
@@ -235,13 +325,14 @@ def test_links_between_pages_jump_inside_the_pdf(pdf):
 
 
 def test_every_link_leads_somewhere_and_the_downloads_say_their_size(built):
-    """After `make pdf`, every link on every page leads to a file the site serves (the PDF and
-    the zip linked from the footer and the home page included), and those two links give the
-    size of the file they download."""
+    """After `make pdf`, every link on every page leads to a file the site serves (the PDFs and
+    the zip linked from the footer and the home page included), and those links give the size
+    of the file they download, and a PDF's pages (as poppler counts them)."""
     broken, labelled = [], {}
     sizes = {
         "pdf": built / "pdf" / PDF_NAME,
-        "zip": built / "offline" / sitekit.offline_zip_name(sitekit.load_config(ROOT)["site_name"]),
+        "guide": built / "pdf" / GUIDE_NAME,
+        "zip": built / "offline" / sitekit.offline_zip_name(SITE_NAME),
     }
     for page in sorted(built.rglob("*.html")):
         hrefs, sized = support.links(page.read_text())
@@ -257,7 +348,11 @@ def test_every_link_leads_somewhere_and_the_downloads_say_their_size(built):
         for key, text in sized:
             labelled.setdefault(key, set()).add(text)
     assert not broken, "links to nothing:\n" + "\n".join(broken)
-    expected = {key: {f" ({path.stat().st_size / 1e6:.1f} MB)"} for key, path in sizes.items()}
+    pages = {key: f"{_pages(path):,} pages, " for key, path in sizes.items() if key != "zip"}
+    expected = {
+        key: {f" ({pages.get(key, '')}{path.stat().st_size / 1e6:.1f} MB)"}
+        for key, path in sizes.items()
+    }
     assert labelled == expected
     home = support.soup((built / "index.html").read_text()).select_one(".md-content")
-    assert {slot["data-bt-size"] for slot in home.select("[data-bt-size]")} == {"pdf", "zip"}
+    assert {slot["data-bt-size"] for slot in home.select("[data-bt-size]")} == set(sizes)

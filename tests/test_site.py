@@ -146,8 +146,10 @@ def test_code_blocks_lose_only_spans_that_draw_nothing(site):
 def test_the_scripts_after_the_content_wait_for_the_first_paint(site):
     """Run before the first paint, the bundle delayed it by a second on a phone (light_pages.py);
     the browser tests prove the deferred bundle still brings search, copy and the palette."""
-    # The print page is print-site's own render, made for printing, not for a phone's first paint.
-    pages = sorted(p for p in site.rglob("*.html") if p.parent.name != "print_page")
+    # The print pages (the whole site's and the guide's) are print-site's own render, made for
+    # printing, not for a phone's first paint.
+    printed = {"print_page", Path(sitekit.GUIDE_PAGE).stem}
+    pages = sorted(p for p in site.rglob("*.html") if p.parent.name not in printed)
 
     def scripts_block(page: Path) -> str:
         return page.read_text().partition('<script id="__config"')[2]
@@ -326,6 +328,21 @@ def test_search_ranks_wrong_fixes_below_the_rest_of_their_page(site):
     highest_wrong = max(d.get("boost", 1) for d in wrong)
     lowest_rest = min(d.get("boost", 1) for d in rest)
     assert highest_wrong * 100 <= lowest_rest, (highest_wrong, lowest_rest)
+
+
+def test_search_indexes_the_names_in_code_not_the_code(site):
+    """Every page downloads the search index: it holds no code block, no output and no diagram
+    source (overrides/hooks/search_code.py marks them), and the names a reader types from the
+    code instead, in the section that shows it."""
+    docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
+    text = " ".join(d["text"] for d in docs)
+    assert "<pre>" not in text, "a code block or an output is in the search index"
+    for sample in ("torch.manual_seed(0)", "flowchart TD", "Traceback (most recent call last)"):
+        assert sample not in text, f"{sample!r}: code, a diagram or an output is in the index"
+    section = next(
+        d for d in docs if d["location"] == "libraries/deepxde/#case-neumann-bc-variable"
+    )
+    assert "dde.icbc.NeumannBC" in section["text"], section["text"][-500:]
 
 
 def test_the_404_page_offers_search_and_working_links(site):

@@ -1,12 +1,13 @@
 """What the hooks, the scripts and the tests all need to know about the site, in one place.
 
-- the nav: each page's title, source file and public URL, and the PDF's file name, so the
-  Download PDF button (a hook sets it), `make pdf` and the tests name the same file;
+- the nav: each page's title, source file and public URL, the PDFs' file names (the whole site,
+  and the guide: the site without its real programs, which it lists in one index), so the
+  Download PDF buttons (a hook sets them), `make pdf` and the tests name the same files;
 - `build()`: `mkdocs build --strict` as `make test` runs it;
 - `serve()`: a built site on 127.0.0.1 on a free port, in a thread of this process;
 - `browser()`: the system's Chromium driven by Playwright, which also prints the PDF;
-- `package()`: from a build and an offline build, the PDF and the offline zip inside the site
-  (`make pdf`, and the tests, from the session's builds).
+- `package()`: from a build and an offline build, the two PDFs and the offline zip inside the
+  site (`make pdf`, and the tests, from the session's builds).
 
 The hooks import this module without MkDocs' config object at hand (only its nav and site
 name), so nothing here imports Playwright or MkDocs at module level.
@@ -101,6 +102,29 @@ def site_slug(site_name: str) -> str:
 def pdf_name(site_name: str) -> str:
     """The PDF `make pdf` writes under site/pdf/, and that every page's button downloads."""
     return f"{site_slug(site_name)}.pdf"
+
+
+def guide_pdf_name(site_name: str) -> str:
+    """The guide PDF beside it: the site without its real programs (GUIDE_PAGE prints it)."""
+    return f"{site_slug(site_name)}-guide.pdf"
+
+
+# The real programs (the gallery of libraries, the reduced bug reports, the score's programs):
+# the guide lists each in one index, where the first of these pages stands in the nav, and
+# prints none of them. A reader who wants their code downloads the whole site's PDF.
+PROGRAM_PAGES = re.compile(r"(real-programs|command-score|libraries/[^/]+)\.md")
+# Nor does the guide print these: the notebook retells the understand page and a scenario (its
+# outputs fill pages), and the forum page is for those who answer, online.
+NOT_IN_GUIDE = ("notebooks/walkthrough.ipynb", "forum.md")
+# Written beside print-site's print_page.html by overrides/hooks/guide_page.py, with the index
+# of the real programs under this title.
+GUIDE_PAGE = "guide_page.html"
+GUIDE_INDEX_TITLE = "Real programs: an index"
+
+
+def in_guide(src: str) -> bool:
+    """Whether the guide PDF prints this page (a source file of the nav) whole."""
+    return not PROGRAM_PAGES.fullmatch(src) and src not in NOT_IN_GUIDE
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,13 +293,27 @@ def offline_zip_name(site_name: str) -> str:
     return f"{site_slug(site_name)}-offline.zip"
 
 
-SIZE_SLOT = re.compile(r'(<span data-bt-size="(pdf|zip)">)[^<]*(</span>)')
+SIZE_SLOT = re.compile(r'(<span data-bt-size="(pdf|guide|zip)">)[^<]*(</span>)')
+# Chromium (Skia) writes each page as an object of its own, never inside an object stream: a
+# PDF's pages can be counted without a PDF library (the tests compare it with poppler's count).
+PDF_PAGE = re.compile(rb"/Type\s*/Page\b(?!s)")
+
+
+def pdf_pages(pdf: Path) -> int:
+    return len(PDF_PAGE.findall(pdf.read_bytes()))
+
+
+def size_label(path: Path) -> str:
+    """What a link to the file says after its name: ' (1,105 pages, 44.3 MB)' for a PDF."""
+    pages = f"{pdf_pages(path):,} pages, " if path.suffix == ".pdf" else ""
+    return f" ({pages}{path.stat().st_size / 1e6:.1f} MB)"
 
 
 def label_sizes(site: Path, files: dict[str, Path]):
-    """Write each file's size into the links to it (`<span data-bt-size="pdf">`) on every page
-    of `site`; a page is replaced whole, as a page being served may be read at any moment."""
-    sizes = {key: f" ({path.stat().st_size / 1e6:.1f} MB)" for key, path in files.items()}
+    """Write each file's size (and a PDF's page count) into the links to it (`<span
+    data-bt-size="pdf">`) on every page of `site`; a page is replaced whole, as a page being
+    served may be read at any moment."""
+    sizes = {key: size_label(path) for key, path in files.items()}
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         labelled = SIZE_SLOT.sub(
@@ -290,17 +328,23 @@ def label_sizes(site: Path, files: dict[str, Path]):
 def package(
     site_dir: Path, offline_dir: Path, chromium=None, project: Path = ROOT, look=None
 ) -> list[Path]:
-    """Into a built site, from the offline build (OFFLINE=true) of the same sources: the PDF,
-    printed from the offline build's print page (`look`: print_pdf's), and the offline copy,
-    that PDF included, zipped. Without `chromium`, only the zip. Returns the files written."""
+    """Into a built site, from the offline build (OFFLINE=true) of the same sources: the PDF of
+    the whole site, printed from the offline build's print page (`look`: print_pdf's), the
+    guide's PDF, from its guide page, and the offline copy, both PDFs included, zipped. Without
+    `chromium`, only the zip. Returns the files written."""
     site_name = load_config(project)["site_name"]
     written = {}
     if chromium is not None:
-        pdf = site_dir / "pdf" / pdf_name(site_name)
-        print_pdf(chromium, offline_dir / "print_page.html", pdf, look=look)
+        prints = {
+            "pdf": ("print_page.html", pdf_name(site_name), look),
+            "guide": (GUIDE_PAGE, guide_pdf_name(site_name), None),
+        }
         (offline_dir / "pdf").mkdir(exist_ok=True)
-        shutil.copy(pdf, offline_dir / "pdf" / pdf.name)
-        written["pdf"] = pdf
+        for key, (page, name, looked) in prints.items():
+            pdf = site_dir / "pdf" / name
+            print_pdf(chromium, offline_dir / page, pdf, look=looked)
+            shutil.copy(pdf, offline_dir / "pdf" / pdf.name)
+            written[key] = pdf
         label_sizes(offline_dir, written)
     written["zip"] = site_dir / "offline" / offline_zip_name(site_name)
     zip_tree(offline_dir, written["zip"])

@@ -9,11 +9,12 @@
 - What changed between those releases (`<!-- what changed between releases -->`): a table made
   from docs/releases/torch-<version>.json, which the same passing run writes with what that
   torch printed (scripts/release_facts.py). The JSON files are data, not part of the site.
-- The Download PDF button names the file `make pdf` writes (tools/sitekit.py names it), and so
-  do the links to the PDF and the offline zip in the footer and on the home page
-  (`<!-- downloads -->`), both overrides/partials/downloads.html. `mkdocs serve` has neither
-  file, so there it shows no such link; the offline copy has its PDF but not the zip it came
-  in. sitekit.package() writes each file's size into the links it finds (`data-bt-size`).
+- The Download PDF buttons name the files `make pdf` writes (tools/sitekit.py names them: the
+  guide and the whole site), and so do the links to both PDFs and the offline zip in the footer
+  and on the home page (`<!-- downloads -->`), both overrides/partials/downloads.html. `mkdocs
+  serve` has none of the files, so there it shows no such link; the offline copy has its PDFs
+  but not the zip it came in. sitekit.package() writes each file's size (and a PDF's page
+  count) into the links it finds (`data-bt-size`).
 """
 
 import datetime
@@ -71,6 +72,7 @@ def on_config(config):
     config["extra"]["torch_version"] = pinned.group(1)
     config["extra"]["build_date"] = datetime.date.today().isoformat()
     config["extra"]["pdf_path"] = "pdf/" + sitekit.pdf_name(config["site_name"])
+    config["extra"]["guide_path"] = "pdf/" + sitekit.guide_pdf_name(config["site_name"])
     config["extra"]["zip_path"] = "offline/" + sitekit.offline_zip_name(config["site_name"])
     config["extra"]["downloads"] = _command != "serve"
     config["extra"]["offline_copy"] = os.environ.get("OFFLINE", "false").lower() == "true"

@@ -1,8 +1,10 @@
 """MkDocs hook: notebook pages (mkdocs-jupyter) that search well, stay offline and read well.
 
-- Search: the index leaves out a notebook's error and stderr outputs (its traceback) and the
-  copy buttons' "Copied!" text. Whoever searches for the error message should land on the page
-  that explains their case, not on the walkthrough's deliberate error. Material's search skips
+- Search: the index leaves out a notebook's outputs (its traceback among them), the copy
+  buttons' "Copied!" text and the hidden copy of each cell's code they copy. Whoever searches
+  for the error message should land on the page that explains their case, not on the
+  walkthrough's deliberate error; its code cells are left out, with their names kept, as every
+  page's code is (search_code.py). Material's search skips
   any element marked `data-search-exclude`, then removes the mark: the page still shows it all.
 - Offline: nbconvert's template adds a script that imports Mermaid from cdnjs.cloudflare.com
   when the page has a Mermaid output. Without one the script does nothing; it is removed, so
@@ -33,8 +35,8 @@ from mkdocs.plugins import event_priority
 
 UNSEARCHED = re.compile(
     r'<div class="zeroclipboard-container"'
+    r'|<div class="clipboard-copy-txt"'
     r'|<div class="[^"]*\bjp-OutputArea-output\b[^"]*"'
-    r' data-mime-type="application/vnd\.jupyter\.stderr"'
 )
 MERMAID_LOADER = re.compile(
     r'<script type="module">\s*document\.addEventListener\("DOMContentLoaded", async \(\) => \{'
