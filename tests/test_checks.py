@@ -202,3 +202,53 @@ def test_the_held_out_corpus_table_is_what_the_command_prints(request):
         f"{CORPUS_TABLE.relative_to(ROOT)} is not what the command prints on the corpus; "
         "run `pytest tests/test_checks.py --bless` and read the diff"
     )
+
+
+# Correct training programs that broke a version of the checks (a fresh-eyes review wrote each):
+# the command must print nothing of its own on them.
+CORRECT = {
+    "two_losses_unbound_from_one_tensor": """\
+m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+opt = torch.optim.SGD(m.parameters(), lr=0.05)
+for step in range(3):
+    loss_a, loss_b = m(torch.randn(16, 8)).pow(2).mean(0).unbind()
+    opt.zero_grad()
+    loss_a.backward(retain_graph=True)  # the same node, another output
+    loss_b.backward()
+    opt.step()
+""",
+    "one_loss_two_backwards_with_disjoint_inputs": """\
+body, head = nn.Sequential(nn.Linear(8, 16), nn.ReLU()), nn.Linear(16, 1)
+opt = torch.optim.Adam([*body.parameters(), *head.parameters()], lr=1e-3)
+for step in range(3):
+    loss = head(body(torch.randn(16, 8))).pow(2).mean()
+    opt.zero_grad()
+    loss.backward(inputs=list(body.parameters()), retain_graph=True)
+    nn.utils.clip_grad_norm_(body.parameters(), 0.1)
+    loss.backward(inputs=list(head.parameters()))
+    opt.step()
+""",
+    "validation_under_no_grad_and_a_logged_detach": """\
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+unused = nn.Linear(4, 1)  # switched off by a config, still in the optimizer
+opt = torch.optim.SGD([*model.parameters(), *unused.parameters()], lr=0.1)
+log = []
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    log.append(loss.detach())
+    with torch.no_grad():
+        unused(torch.randn(8, 4))
+        model(torch.randn(8, 4))
+""",
+}
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_a_correct_program_makes_the_command_print_nothing(tmp_path, name):
+    script = tmp_path / f"{name}.py"
+    script.write_text("import torch\nfrom torch import nn\n\n" + CORRECT[name] + 'print("ok")\n')
+    run = run_script(diagnosed.driver(), str(script), tmp_path, diagnosed.baseline())
+    assert (run.error, run.stdout) == (None, "ok\n"), run

@@ -49,7 +49,7 @@ def test_a_failing_make_test_leaves_the_tree_as_it_was(tmp_path):
 
     # Not the outer make's variables: `make test TORCH=2.15.0` exports TORCH, and MAKEFLAGS
     # carries it too; the copy has only .venv.
-    outer = ("TORCH", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+    outer = ("TORCH", "KEEP_SITE", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
     env = {k: v for k, v in os.environ.items() if k not in outer}
     env["PYTEST_ADDOPTS"] = "-x -p no:cacheprovider docs/costs.md"
     run = subprocess.run(

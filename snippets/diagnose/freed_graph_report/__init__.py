@@ -33,7 +33,6 @@ from .watching import (
     MESSAGE,
     StepsDone,
     _as_list,
-    _is_library,
     _stack_here,
     recording,
 )
@@ -69,9 +68,9 @@ def _watched():
         raise
 
 
-def _print_checks(spaces=()):
+def _print_checks():
     try:
-        lines = check_lines(spaces)
+        lines = check_lines()
     except Exception as failure:  # noqa: BLE001
         lines = [f"freed_graph_report.py failed: {failure!r}"]
     if lines:
@@ -96,10 +95,8 @@ def main(argv):
     """python freed_graph_report.py [--steps N] script.py [args]: run
     script.py as `python script.py [args]` would, watched; with
     --steps, stop it after N optimizer steps and print the checks."""
-    steps = None
-    if argv[:1] == ["--steps"] and len(argv) > 1 and argv[1].isdigit():
-        steps, argv = int(argv[1]), argv[2:]
-    if not argv or argv[0] in ("-h", "--help"):
+    steps, argv = _steps(argv)
+    if not argv or argv[0] in ("-h", "--help") or steps == 0:
         print(USAGE)
         return
     sys.argv = list(argv)
@@ -107,23 +104,26 @@ def main(argv):
     _STEPS[1] = steps
     try:
         with _watched():
-            space = runpy.run_path(argv[0], run_name="__main__")
-    except StepsDone as done:
-        _print_checks(_spaces(done.__traceback__))
+            runpy.run_path(argv[0], run_name="__main__")
+    except StepsDone:
+        _print_checks()
         print(f"freed_graph_report: stopped after {steps} steps")
         return
-    except SystemExit as leaving:
-        _print_checks(_spaces(leaving.__traceback__))
+    except SystemExit:
+        _print_checks()
         raise
-    _print_checks([space])
+    _print_checks()
 
 
-def _spaces(traceback):
-    """The namespaces of your frames that an exception left."""
-    found = []
-    while traceback is not None:
-        frame = traceback.tb_frame
-        if not _is_library(frame.f_code.co_filename):
-            found += [frame.f_locals, frame.f_globals]
-        traceback = traceback.tb_next
-    return found
+def _steps(argv):
+    """`--steps N` or `--steps=N` first: (N, the rest); 0 if N is not
+    a whole number above 0; (None, argv) without it."""
+    if not argv or not argv[0].startswith("--steps"):
+        return None, argv
+    flag, _, value = argv[0].partition("=")
+    rest = argv[1:]
+    if flag != "--steps":
+        return None, argv
+    if not value and rest:
+        value, rest = rest[0], rest[1:]
+    return (int(value) if value.isdigit() else 0), rest

@@ -16,12 +16,9 @@ from collections import deque
 import torch
 
 from .watching import (
-    _CUT_AT,
     _EVENTS,
     _FINDINGS,
-    _GRADLESS,
     _LAST_STEP,
-    _OPT_STEPS,
     _STEP_VERSIONS,
     _STEPPED,
     RAN,
@@ -484,16 +481,13 @@ def _replaced(only):
 # --- the program's objects --------------------------------------------
 
 
-def _reachable(depth=3, budget=20000, extra=()):
+def _reachable(depth=3, budget=20000):
     """(path, value) for your variables and what they hold, breadth
     first: attributes (of modules and of any object, a library's
     included), buffers and submodules, list, tuple, deque and dict
     entries. Paths are spelled as your code would (`model.cache`,
-    `log[3]`); a function's local says which function. `extra`: more
-    namespaces of yours (a script's globals once it has returned)."""
+    `log[3]`); a function's local says which function."""
     frame, todo, spaces = sys._getframe(1), [], set()
-    for space in extra:
-        todo += [(k, "", v, 0) for k, v in space.items()]
     while frame is not None:
         code = frame.f_code
         if not _is_library(code.co_filename):
@@ -601,11 +595,11 @@ def _owners(ids, optimizers):
     return {id(o) for o in optimizers if _owned([o]) & set(ids)}
 
 
-def _names(leaves, spaces=()):
+def _names(leaves):
     """The leaves' names, as your code spells them (`enc.0.weight`),
     through the shortest way your variables reach them."""
     found = {}
-    for path, value in _reachable(depth=3, extra=spaces):
+    for path, value in _reachable(depth=3):
         var = path.strip("`").split("` in ")[0]
         # A framework keeps your model behind its private attributes
         # (Lightning's trainer...._lightning_module): your class's name
@@ -736,35 +730,18 @@ CHECKING = {
     "still in .grad",
     "dead": "the loss backpropagated took in, as a term of a sum, a "
     "value made from a gradient with no graph",
-    "gradless": "parameters an optimizer stepped at least twice, none "
-    "of those times with a .grad",
 }
 
 
-def findings(spaces=()):
+def findings():
     """What the checks read about the run so far: one record for each
-    backward call a check may report, and one for the parameters that
-    never had a gradient. `spaces`: namespaces of the program (its
-    globals, once it has returned) where its names are found."""
+    backward call a check may report."""
     found = []
     for call in _FINDINGS:
         if call.dead:
             found.append(_dead(call))
         if call.stale or (call.double and _LAST_STEP[0] > call.number):
             found.append(_rerun(call))
-    # Only with a cut seen (its module ran under no_grad, or a value
-    # made from it was detached): a parameter the loss never uses gets
-    # no gradient either, and is no mistake.
-    gradless = {
-        i: seen[0]()
-        for i, seen in _GRADLESS.items()
-        if seen[0]() is not None
-        and seen[2] >= 2
-        and seen[2] == _OPT_STEPS.get(seen[1]())
-        and i in _CUT_AT
-    }
-    if gradless:
-        found.append(_gradless(gradless, spaces))
     return found
 
 
@@ -776,7 +753,6 @@ def _rerun(call):
         reruns=call.reruns,
         double=bool(call.double),
         dead=False,
-        gradless=0,
         call=call,
         kept=kept,
         steps=[
@@ -794,27 +770,7 @@ def _dead(call):
         reruns=0,
         double=False,
         dead=True,
-        gradless=0,
         call=call,
         taken=_frames(call.dead[0]),
         summed=call.dead[1],
-    )
-
-
-def _gradless(params, spaces):
-    """The finding for parameters stepped without a gradient."""
-    seen = [_GRADLESS[i] for i in params]
-    reached = {i for c in _calls() for i in c.versions}
-    return Facts(
-        stale=0,
-        reruns=0,
-        double=False,
-        dead=False,
-        gradless=len(params),
-        names=_names(params, spaces),
-        optimizers=sorted({type(s[1]()).__name__ for s in seen}),
-        steps=max(s[2] for s in seen),
-        reached=len(set(params) & reached),
-        losses=[c for c in _calls() if c.kind == "backward()"][-1:],
-        cut=_CUT_AT[next(iter(params))],
     )

@@ -327,10 +327,10 @@ def _inplace_head(first):
     ]
 
 
-def check_lines(spaces=()):
+def check_lines():
     """The checks of the run so far: nothing when none holds."""
     groups = {}  # the lines they name: the first check in the table
-    for finding in findings(spaces):
+    for finding in findings():
         check = checked(finding)
         if check is None:
             continue
@@ -347,8 +347,6 @@ def check_lines(spaces=()):
 
 
 def _sites(finding):
-    if finding.gradless:
-        return ()
     if finding.dead:
         return (
             _first_yours(finding.taken),
@@ -372,25 +370,6 @@ def _check_text(check, f, times):
         f" (at {_count(times, 'backward call')})" if times > 1 else ""
     )
     out = [f"check: {check.name}{calls}"]
-    if f.gradless:
-        names = _shorten(f.names)
-        opts = ", ".join(f.optimizers)
-        how, frames = f.cut
-        loss = f" at {_where_called(f.losses[0])}" if f.losses else ""
-        out += [
-            f"  never a .grad: {names} ({opts} stepped them "
-            f"{_count(f.steps, 'time')})",
-            f"  cut at   {_first_yours(frames)}  ({how})",
-            "harm:     they never train: "
-            + (
-                "no backward this run reached them"
-                if not f.reached
-                else "their .grad was cleared before every step"
-            ),
-            f"fix:      make that value without {how}, for the loss "
-            f"backpropagated{loss}",
-        ]
-        return out + [f"see: {SITE}{check.see}"]
     if f.dead:
         taken = _yours(f.taken)
         line = f"line {taken[-1][1]}" if taken else "the earlier call"

@@ -527,11 +527,3 @@ def _gradient_term_adds_nothing(f):
     graph, so it adds nothing to any parameter's gradient (a penalty
     that does not penalize)."""
     return f.dead
-
-
-@check("never-trained", "fix/#wrong-fix-detach-trainable-source")
-def _never_trained(f):
-    """Parameters an optimizer steps never had a gradient, at any of at
-    least two steps: a detach(), torch.no_grad() or .data cut their
-    only path to the loss, and they never train."""
-    return f.gradless

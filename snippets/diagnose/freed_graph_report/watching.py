@@ -21,11 +21,11 @@ from collections import deque
 
 import torch
 import torch.utils._pytree as pytree
-from torch.nn.modules.module import register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 MESSAGE = "Trying to backward through the graph a second time"
 MADE, RAN, ROOT = "report.made", "report.ran", "report.root"
+ROOT_NR = "report.root_nr"  # (call, output number) of a root
 # Frames in these files are library code; the lines to show are yours.
 _LIBRARY = (os.path.dirname(torch.__file__) + os.sep,) + tuple(
     sysconfig.get_paths()[k] + os.sep
@@ -183,7 +183,8 @@ class _Call:
         # earlier backward() of the same loss whose .grad this one adds
         # to again.
         self.kept, self.rerun, self.reruns = [], None, 0
-        self.kept_versions, self.kept_values = {}, {}
+        self.kept_versions = {}
+        self.root_nrs = []  # the output of its root node each tensor is
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
         self.stale, self.double = [], None
@@ -207,16 +208,9 @@ _STEPPED = weakref.WeakSet()  # the optimizers seen stepping
 _STEP_VERSIONS = {}  # id(parameter): _version and values after its step
 _WATCHING = []
 _LAST_STEP = [0]  # the event number of the last optimizer step
-# id(parameter): [a weakref to it, one to its optimizer, and the number
-# of that optimizer's steps, from the first, that found no .grad on it]
-_GRADLESS = {}
-_OPT_STEPS = weakref.WeakKeyDictionary()  # optimizer: its steps watched
 _FINDINGS = deque(maxlen=256)  # calls a check reports, in order
-# id(parameter): the first cut seen between it and a value made from it:
-# ("torch.no_grad()", the frames where its module ran with gradients
-# off) or ("detach()", the frames of a detach() of a value made from it)
-_CUT_AT = {}
-_DETACHES = {}  # (file, line) of a detach() call: the values it read
+# (event number, ids of the parameters it had a .grad for) of each step
+_STEPPED_WITH_GRAD = deque(maxlen=512)
 # Gradients with no graph (from grad() without create_graph=True, or an
 # input's .grad), and what is computed from them while marking is on:
 # tensor: the frames of the call that made the gradient. _DEAD: a sum
@@ -505,6 +499,8 @@ def _stamp(call, roots, inputs, reporter):
     for root in roots:
         for node in _scaled_from(root):
             node.metadata.setdefault(ROOT, []).append(call)
+    for root, nr in zip(roots, call.root_nrs):
+        root.metadata.setdefault(ROOT_NR, []).append((call, nr))
     _EVENTS.append(call)
 
 
@@ -513,76 +509,99 @@ def _note_rerun(call, kept, under, roots, reporter):
     and the leaves under it that changed since the first of them."""
     first = min(kept, key=lambda c: c.number)
     call.kept, call.rerun, call.reruns = kept, first, len(kept)
-    call.stale = changed_since(first, under, kept=True)
+    call.stale = _stale_under(first, under)
     if call.stale or call.double:
         _FINDINGS.append(call)
         reporter.rerun(call, roots)
 
 
 def _note_kept(call, nodes):
-    """For a call that keeps its graph: the versions and values of
-    every leaf its nodes saved or take in, the inputs of grad()
-    included, which a later run of that graph may find changed."""
-    leaves = {
-        id(c.variable): c.variable
+    """For a call that keeps its graph: the versions of every leaf its
+    nodes saved or take in, the inputs of grad() included, which a
+    later run of that graph may find changed."""
+    call.kept_versions = {
+        id(c.variable): (weakref.ref(c.variable), c.variable._version)
         for node in nodes
         if not hasattr(node, "variable")
         for c, _ in node.next_functions
         if hasattr(c, "variable")
     }
-    leaves = list(leaves.values())
-    call.kept_versions = {
-        id(t): (weakref.ref(t), t._version) for t in leaves
-    }
-    call.kept_values = dict(
-        zip(map(id, leaves), _fingerprints(leaves, keep=False))
-    )
 
 
-def changed_since(call, leaves=None, kept=False):
+def changed_since(call, leaves=None):
     """The leaves (of the ids `leaves`, or all) that hold other values
     now than when `call` ran: changed in place (their version moved) or
-    through .data (their sum or norm moved). kept=True: of the leaves
-    under a graph the call kept."""
-    versions = call.kept_versions if kept else call.versions
-    values = call.kept_values if kept else call.values
+    through .data (their sum or norm moved)."""
     changed = []
-    for i, (ref, version) in versions.items():
+    for i, (ref, version) in call.versions.items():
         leaf = ref()
         if leaf is None or (leaves is not None and i not in leaves):
             continue
-        if leaf._version != version or _differs(leaf, values.get(i)):
+        if leaf._version != version or _differs(
+            leaf, call.values.get(i)
+        ):
             changed.append(leaf)
     return changed
 
 
-def _again(roots, kind, outs):
-    """An earlier backward() of the same loss (or a constant multiple),
-    since the last optimizer step, whose gradients are still in .grad:
-    this call would add them a second time."""
+def _stale_under(call, leaves):
+    """The leaves (of the ids `leaves`) under the graph `call` kept that
+    changed since: those the call reached by their version or values
+    (a write through .data), the inputs of grad() by their version or
+    an optimizer step that had a .grad for them (a fused step moves no
+    version)."""
+    stale = changed_since(call, leaves)
+    stepped = set()
+    for number, ids in _STEPPED_WITH_GRAD:
+        if number > call.number:
+            stepped |= ids
+    return stale + [
+        ref()
+        for i, (ref, version) in call.kept_versions.items()
+        if i in leaves
+        and i not in call.versions
+        and ref() is not None
+        and (ref()._version != version or i in stepped)
+    ]
+
+
+def _again(roots, nrs, kind, outs, inputs):
+    """An earlier backward() of the same loss (the same output of the
+    same node, or a constant multiple of it), since the last optimizer
+    step, whose gradients are still in the .grad of a leaf this call
+    may write (one of its `inputs`, if given): this call would add
+    them a second time."""
     if kind != "backward()":
         return None
-    for root in roots:
-        for node in _scaled_from(root):
-            for c in node.metadata.get(ROOT, ()):
+    only = inputs and {id(t) for t in inputs}
+    for root, nr in zip(roots, nrs):
+        for node, n in _scaled_edges(root, nr):
+            for c, cn in node.metadata.get(ROOT_NR, ()):
                 if (
-                    c.kind == "backward()"
+                    cn == n
+                    and c.kind == "backward()"
                     and c.number > _LAST_STEP[0]
                     and _same(c.grad_outputs, _copies(outs))
-                    and _grads_left(c)
+                    and _grads_left(c, only)
                 ):
                     return c
     return None
 
 
-def _grads_left(call):
-    """True if a leaf the call reached still holds a non-zero .grad."""
-    for ref, _ in call.versions.values():
+def _grads_left(call, only=None):
+    """True if a leaf the call reached (of the ids `only`, if given)
+    still holds a non-zero .grad."""
+    for i, (ref, _) in call.versions.items():
         leaf = ref()
-        if leaf is not None and leaf.grad is not None:
-            with contextlib.suppress(RuntimeError, TypeError):
-                if leaf.grad.any():
-                    return True
+        if (
+            leaf is None
+            or leaf.grad is None
+            or (only and i not in only)
+        ):
+            continue
+        with contextlib.suppress(RuntimeError, TypeError):
+            if leaf.grad.any():
+                return True
     return False
 
 
@@ -614,6 +633,19 @@ def _scaled_from(root, most=3):
     while len(found) <= most and _name(found[-1]) in _SCALINGS:
         kids = [c for c, _ in found[-1].next_functions if c is not None]
         if len(kids) != 1 or _is_leaf(kids[0]):
+            break
+        found.append(kids[0])
+    return found
+
+
+def _scaled_edges(root, nr, most=3):
+    """(node, output number) of the loss and of the losses it is a
+    constant multiple of (as _scaled_from, with the output each edge
+    takes: two losses that unbind one tensor share a node)."""
+    found = [(root, nr)]
+    while len(found) <= most and _name(found[-1][0]) in _SCALINGS:
+        kids = [(c, n) for c, n in found[-1][0].next_functions if c]
+        if len(kids) != 1 or _is_leaf(kids[0][0]):
             break
         found.append(kids[0])
     return found
@@ -710,13 +742,16 @@ def _wrap(real, kind, reporter):
         keep = given.get("retain_graph")
         keep = create if keep is None else bool(keep)
         roots = [t.grad_fn for t in _as_list(tensors) if t.grad_fn]
+        nrs = [t.output_nr for t in _as_list(tensors) if t.grad_fn]
         inputs, site, ours = (
             _as_list(given.get("inputs")),
             _site(),
             False,
         )
         seq = _seq_now()
-        again = _again(roots, kind, outs)
+        again = _again(
+            roots, nrs, kind, outs, _as_list(given.get("inputs"))
+        )
         dead = _MARKING.stop(_as_list(tensors))
         try:
             result = real(*args, **kwargs)
@@ -742,6 +777,7 @@ def _wrap(real, kind, reporter):
                     number, kind, site, keep, create, ids, _copies(outs)
                 )
                 ran.seq, ran.double, ran.dead = seq, again, dead
+                ran.root_nrs = nrs
                 if dead:
                     _FINDINGS.append(ran)
                 edges = inputs and [
@@ -770,45 +806,18 @@ def _after_step(optimizer, args, kwargs):
     name = type(optimizer).__name__
     _LAST_STEP[0] = _next_number()
     _EVENTS.append((_LAST_STEP[0], name))
-    step = _OPT_STEPS[optimizer] = _OPT_STEPS.get(optimizer, 0) + 1
     params = [
         p for group in optimizer.param_groups for p in group["params"]
     ]
+    # What this step may have changed: a fused step moves no version.
+    _STEPPED_WITH_GRAD.append(
+        (_LAST_STEP[0], {id(p) for p in params if p.grad is not None})
+    )
     for p, values in zip(params, _fingerprints(params)):
-        if p.grad is None and p.requires_grad:
-            _note_gradless(p, optimizer, step)
         _STEP_VERSIONS[id(p)] = (p._version, values)
     _STEPS[0] += 1
     if _STEPS[0] == _STEPS[1]:
         raise StepsDone(_STEPS[0])
-
-
-def _note_gradless(p, optimizer, step):
-    """Count the steps, from the first, that found no .grad on `p`; a
-    parameter written between two steps outside the optimizer (an EMA
-    teacher) is not counted: a gradient is not what trains it."""
-    seen = _GRADLESS.get(id(p))
-    if seen is None or seen[0]() is not p:
-        if step != 1:
-            return  # it had a .grad at an earlier step
-        ref = weakref.ref(optimizer)
-        seen = _GRADLESS[id(p)] = [weakref.ref(p), ref, 0]
-    last = _STEP_VERSIONS.get(id(p))
-    moved = last is not None and (
-        p._version != last[0] or _differs(p, last[1])
-    )
-    kept_none = seen[2] == step - 1 and not moved
-    seen[2] = step if kept_none else -1
-
-
-def _on_module_call(module, args):
-    """Note where a module whose parameters need a gradient runs with
-    gradients disabled (torch.no_grad): a cut the checks may name."""
-    if torch.is_grad_enabled():
-        return
-    for p in module._parameters.values():
-        if p is not None and p.requires_grad and id(p) not in _CUT_AT:
-            _CUT_AT[id(p)] = ("torch.no_grad()", _stack_here(1))
 
 
 class _Marking(torch.overrides.TorchFunctionMode):
@@ -920,74 +929,6 @@ def _top_mode():
 _MARKING = _Marking()
 
 
-def _watch_no_grad(stack):
-    """While a torch.no_grad() block runs, note the modules it calls
-    (a hook on every module call, only there: elsewhere modules keep
-    their fast path)."""
-    depth = [0, None]
-
-    def enter(real):
-        def __enter__(self):
-            if depth[0] == 0:
-                depth[1] = register_module_forward_pre_hook(
-                    _on_module_call
-                )
-            depth[0] += 1
-            return real(self)
-
-        return __enter__
-
-    def leave(real):
-        def __exit__(self, *exc):
-            if depth[0] > 0:  # not a block entered before watching
-                depth[0] -= 1
-                if depth[0] == 0:
-                    depth[1].remove()
-            return real(self, *exc)
-
-        return __exit__
-
-    no_grad = torch.autograd.grad_mode.no_grad
-    _patch(stack, no_grad, "__enter__", enter)
-    _patch(stack, no_grad, "__exit__", leave)
-    stack.callback(lambda: depth[1] is not None and depth[1].remove())
-
-
-def _watch_detach(real):
-    """Tensor.detach that notes which leaves the detached value was
-    made from: a cut the checks may name."""
-
-    def detach(self):
-        if self.grad_fn is not None:
-            _note_detach(self.grad_fn)
-        return real(self)
-
-    return detach
-
-
-def _note_detach(node, most=5000):
-    """The leaves needing a gradient below `node`: cut at this call.
-    Read twice at most for each line that detaches (a loss detached
-    for a log at every step is one line)."""
-    frame = sys._getframe(2)
-    key = (frame.f_code.co_filename, frame.f_lineno)
-    if _DETACHES.get(key, 0) >= 2:
-        return
-    _DETACHES[key] = _DETACHES.get(key, 0) + 1
-    site, seen, todo = _stack_here(2), {node}, [node]
-    while todo and len(seen) < most:
-        for child, _ in todo.pop().next_functions:
-            if child is None or child in seen:
-                continue
-            seen.add(child)
-            if hasattr(child, "variable"):
-                _CUT_AT.setdefault(
-                    id(child.variable), ("detach()", site)
-                )
-            else:
-                todo.append(child)
-
-
 class StepsDone(BaseException):
     """The steps to watch are done: the command checks the run so far
     and stops it (a BaseException, so that no `except Exception` in the
@@ -1074,10 +1015,7 @@ def recording(reporter):
     real = grad.backward, grad.grad
     _WATCHING.append(True)
     _FINDINGS.clear()  # the checks read this block's run only
-    _GRADLESS.clear()
-    _CUT_AT.clear()
-    _DETACHES.clear()
-    _OPT_STEPS.clear()
+    _STEPPED_WITH_GRAD.clear()
     _SINCE[0] = _frames_compiled()
     _STEPS[0] = 0
     try:
@@ -1086,26 +1024,12 @@ def recording(reporter):
             grad.grad = _wrap(real[1], "autograd.grad()", reporter)
             hook = register_optimizer_step_post_hook(_after_step)
             stack.callback(hook.remove)
-            _watch_no_grad(stack)
-            _patch(stack, torch.Tensor, "detach", _watch_detach)
             _record_creation(stack)
             yield
     finally:
         grad.backward, grad.grad = real
         _MARKING.stop(())
         _WATCHING.pop()
-
-
-def _patch(stack, owner, name, wrapper):
-    """owner.name = wrapper(owner.name) until `stack` closes, then as
-    it was (inherited again where it was inherited)."""
-    own = name in vars(owner)
-    real = getattr(owner, name)
-    setattr(owner, name, wrapper(real))
-    if own:
-        stack.callback(setattr, owner, name, real)
-    else:
-        stack.callback(delattr, owner, name)
 
 
 def _record_creation(stack):
