@@ -526,7 +526,11 @@ def rules_section() -> str:
         if name:
             decided.setdefault(name, []).append(script)
     out = ["The facts the rules read (the report prints each, or the names behind it):\n"]
+    # Out of the search index, which every page downloads: the rules' names and texts find
+    # this section.
+    out.append("<div data-search-exclude markdown>\n")
     out += [f"- `{fact}`: {text}." for fact, text in command()["DECIDING"].items()]
+    out.append("\n</div>")
     out.append("\nThe rules, in order; the first that holds gives the verdict:\n")
     for number, rule in enumerate(command()["RULES"], 1):
         fix = " or ".join(f"**{f}**" for f in rule.families())

@@ -122,6 +122,13 @@ GUIDE_PAGE = "guide_page.html"
 GUIDE_INDEX_TITLE = "Real programs: an index"
 
 
+# A part of a guide page that the guide leaves out (the diagnose command's code: the site and
+# the file readers download have it): between these two comments in the page's Markdown.
+GUIDE_SKIP = re.compile(
+    r"<!-- the guide leaves this out -->.*?<!-- the guide leaves this out: end -->", re.S
+)
+
+
 def in_guide(src: str) -> bool:
     """Whether the guide PDF prints this page (a source file of the nav) whole."""
     return not PROGRAM_PAGES.fullmatch(src) and src not in NOT_IN_GUIDE

@@ -14,6 +14,8 @@ gives (a link to that fix on the fix page, inside the PDF) and a link to it on t
   time with the guide's page and nav), so the guide's contents list and anchors are its own.
 - A link from a guide page into a page the guide leaves out lands on that program's index row
   when it names a program, and otherwise leads to the page on the site.
+- A part of a page marked with sitekit.GUIDE_SKIP's comments is left out, with a link to it
+  on the site (the diagnose command's code: about 35 pages).
 - Its code prints in one colour, but for comments and the highlighted lines. Chromium makes a
   tagged PDF (its bookmarks come from the tags) with an element for every coloured token, about
   220 bytes each: with every token's colour the guide weighed 18.6 MB, without 6.2 MB, and it
@@ -228,6 +230,11 @@ def on_post_build(config):
     # The guide's own print styles (docs/stylesheets/extra.css) apply inside this mark.
     guide_html = guide_html.replace('<div id="print-site-page" class="', GUIDE_MARK, 1)
     guide_html = CODE_BLOCK.sub(lambda m: PLAIN_TOKEN.sub(r"\1", m.group(0)), guide_html)
+    guide_html = sitekit.GUIDE_SKIP.sub(
+        f'<p>Read it <a href="{config["site_url"]}diagnose/#command-source">on the site</a>, '
+        "or in the file you download.</p>",
+        guide_html,
+    )
     path.write_text(guide_html, encoding="utf-8")
 
 
