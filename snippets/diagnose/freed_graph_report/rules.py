@@ -522,8 +522,8 @@ def _double_backward(f):
     "fix/#wrong-fix-create-graph-retain-only",
 )
 def _gradient_term_adds_nothing(f):
-    """A loss summed a term made from a gradient taken without
-    create_graph=True (or from an input's .grad): that term has no
-    graph, so it adds nothing to any parameter's gradient (a penalty
-    that does not penalize)."""
+    """A loss summed a term made from a gradient autograd.grad() took
+    without create_graph=True: that term has no graph, so it adds
+    nothing to any parameter's gradient (a penalty that does not
+    penalize)."""
     return f.dead

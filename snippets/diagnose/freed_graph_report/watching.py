@@ -211,8 +211,8 @@ _LAST_STEP = [0]  # the event number of the last optimizer step
 _FINDINGS = deque(maxlen=256)  # calls a check reports, in order
 # (event number, ids of the parameters it had a .grad for) of each step
 _STEPPED_WITH_GRAD = deque(maxlen=512)
-# Gradients with no graph (from grad() without create_graph=True, or an
-# input's .grad), and what is computed from them while marking is on:
+# Gradients with no graph (from grad() without create_graph=True), and
+# what is computed from them while marking is on:
 # tensor: the frames of the call that made the gradient. _DEAD: a sum
 # that took in such a value as a term: tensor: (those frames, the
 # frames of the sum).
