@@ -574,27 +574,34 @@ def test_rules_section_is_what_the_table_and_runs_make(request):
     )
 
 
-def test_each_rule_reads_only_the_deciding_facts():
-    """A rule is a function of the facts: it reads its argument's DECIDING fields, compares
-    them with constants, and calls nothing (no name, shape or object of the program)."""
-    deciding = command()["DECIDING"]
-    for rule in command()["RULES"]:
+# Each table of the command, and the facts its rows may read.
+TABLES_OF_RULES = {"RULES": "DECIDING", "CHECKS": "CHECKING"}
+
+
+@pytest.mark.parametrize("table", TABLES_OF_RULES)
+def test_each_rule_reads_only_its_facts(table):
+    """A rule (a verdict's, or a check's) is a function of the facts: it reads its argument's
+    DECIDING (CHECKING) fields, compares them with constants, and calls nothing (no name,
+    shape or object of the program)."""
+    allowed = command()[TABLES_OF_RULES[table]]
+    for rule in command()[table]:
         fn = ast.parse(inspect.getsource(rule.holds)).body[0]
         param = fn.args.args[0].arg
         body = ast.Module(body=fn.body, type_ignores=[])
         calls = [n for n in ast.walk(body) if isinstance(n, ast.Call)]
         names = {n.id for n in ast.walk(body) if isinstance(n, ast.Name)} - {param}
-        unknown = set(rule_reads(rule)) - deciding.keys()
+        unknown = set(rule_reads(rule)) - allowed.keys()
         assert not calls and not names and not unknown, (
-            f"rule {rule.name}: calls {len(calls)}, reads names {sorted(names)}, "
-            f"facts not in DECIDING {sorted(unknown)}"
+            f"{table} {rule.name}: calls {len(calls)}, reads names {sorted(names)}, "
+            f"facts not in {TABLES_OF_RULES[table]} {sorted(unknown)}"
         )
 
 
-def test_every_deciding_fact_is_read_by_a_rule():
-    read = {fact for rule in command()["RULES"] for fact in rule_reads(rule)}
-    unread = command()["DECIDING"].keys() - read
-    assert not unread, f"facts no rule reads: {sorted(unread)} (drop them from DECIDING)"
+@pytest.mark.parametrize("table", TABLES_OF_RULES)
+def test_every_fact_is_read_by_a_rule(table):
+    read = {fact for rule in command()[table] for fact in rule_reads(rule)}
+    unread = command()[TABLES_OF_RULES[table]].keys() - read
+    assert not unread, f"facts no rule of {table} reads: {sorted(unread)} (drop them)"
 
 
 def test_each_part_uses_only_the_parts_before_it():

@@ -16,7 +16,6 @@ from collections import deque
 import torch
 
 from .watching import (
-    _EVENTS,
     _FINDINGS,
     _LAST_STEP,
     _STEP_VERSIONS,
@@ -37,6 +36,7 @@ from .watching import (
     _same,
     _yours,
     changed_since,
+    steps_between,
 )
 
 # The facts the rules may read, and what each says.
@@ -184,7 +184,7 @@ def _read_changes(f, graph, outs):
         )
     ]
     running = _running_step()
-    steps = [e[1] for e in _since(by)]
+    steps = steps_between(by.number)
     mine = [r for r in f.roots if r in f.old]
     inputs = {} if mine else graph.input_grads(by, f._trained, f._every)
     f.__dict__.update(
@@ -243,13 +243,6 @@ def _your_line(frames):
     """The line number of your innermost frame, or None."""
     mine = _yours(frames)
     return mine[-1][1] if mine else None
-
-
-def _since(call):
-    """The optimizer steps after the call."""
-    return [
-        e for e in _EVENTS if type(e) is tuple and e[0] > call.number
-    ]
 
 
 def _state(node):
@@ -755,11 +748,7 @@ def _rerun(call):
         dead=False,
         call=call,
         kept=kept,
-        steps=[
-            e[1]
-            for e in _EVENTS
-            if type(e) is tuple and kept.number < e[0] < call.number
-        ],
+        steps=steps_between(kept.number, call.number),
     )
 
 

@@ -4,7 +4,6 @@ verdict (the fix, where to apply it, and the page that explains it)."""
 from .facts import findings, read
 from .rules import APPLY, CHECKS, checked, decide
 from .watching import (
-    _EVENTS,
     RAN,
     _chain,
     _is_leaf,
@@ -15,6 +14,7 @@ from .watching import (
     _where,
     _yours,
     changed_since,
+    steps_between,
 )
 
 SITE = "https://backward-twice.github.io/"
@@ -122,9 +122,7 @@ def _reused(f):
 def _freed_by(f):
     """The backward that freed it, and what happened since."""
     by = f.freed_by
-    mine = _yours(by.site)
-    at = _line(mine[-1]) if mine else "library code"
-    out = [f"freed by: {at}"]
+    out = [f"freed by: {_first_yours(by.site)}"]
     later = f.calls_after
     ago = (
         f"{later + 1} calls before this one"
@@ -258,7 +256,7 @@ class Reporter:
             kept = _kept_calls(roots)
             first = min(kept, key=lambda c: c.number) if kept else None
             if first is None or not (
-                _steps_between(first.number) or changed_since(first)
+                steps_between(first.number) or changed_since(first)
             ):
                 return  # another in-place error: its own page
             hidden = _as_if_freed(kept, roots, site, outs)
@@ -298,20 +296,9 @@ def _as_if_freed(kept, roots, site, outs):
             c.keep = True
 
 
-def _steps_between(start, stop=None):
-    return [
-        e[1]
-        for e in _EVENTS
-        if type(e) is tuple
-        and e[0] > start
-        and (stop is None or e[0] < stop)
-    ]
-
-
 def _inplace_head(first):
-    mine = _yours(first.site)
-    at = _line(mine[-1]) if mine else "library code"
-    steps = _steps_between(first.number)
+    at = _first_yours(first.site)
+    steps = steps_between(first.number)
     then = (
         f"{_count(len(steps), 'optimizer step')} "
         f"({', '.join(sorted(set(steps)))}) wrote the weights it saved"
@@ -356,13 +343,13 @@ def _sites(finding):
 
 
 def _first_yours(frames):
+    """Your innermost line of these frames, as the report shows it."""
     mine = _yours(frames)
     return _line(mine[-1]) if mine else "library code"
 
 
 def _where_called(call):
-    mine = _yours(call.site)
-    return _line(mine[-1]) if mine else "library code"
+    return _first_yours(call.site)
 
 
 def _check_text(check, f, times):

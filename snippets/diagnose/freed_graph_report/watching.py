@@ -465,6 +465,18 @@ def _next_number():
     return _COUNT[0]
 
 
+def steps_between(start, stop=None):
+    """The optimizer class names of the steps after event `start` (and
+    before `stop`)."""
+    return [
+        e[1]
+        for e in _EVENTS
+        if type(e) is tuple
+        and e[0] > start
+        and (stop is None or e[0] < stop)
+    ]
+
+
 def _calls():
     return [e for e in _EVENTS if isinstance(e, _Call)]
 
@@ -729,30 +741,32 @@ def _once(value):
 INPLACE = "modified by an inplace operation"
 
 
+def _given(kind, args, kwargs):
+    """What a backward() or grad() call was given: the tensors, their
+    grad_outputs, the inputs, and whether it keeps and builds a
+    graph."""
+    given = dict(zip(_ARGS[kind], args), **kwargs)
+    tensors = given.get("tensors", given.get("outputs"))
+    outs = given.get("grad_tensors", given.get("grad_outputs"))
+    create = bool(given.get("create_graph"))
+    keep = given.get("retain_graph")
+    keep = create if keep is None else bool(keep)
+    inputs = _as_list(given.get("inputs"))
+    return _as_list(tensors), outs, inputs, keep, create
+
+
 def _wrap(real, kind, reporter):
     def call(*args, **kwargs):
         # A generator (model.parameters()) can be read once: read it
         # into a tuple that both this file and the real call use.
         args = [_once(a) for a in args]
         kwargs = {k: _once(v) for k, v in kwargs.items()}
-        given = dict(zip(_ARGS[kind], args), **kwargs)
-        tensors = given.get("tensors", given.get("outputs"))
-        outs = given.get("grad_tensors", given.get("grad_outputs"))
-        create = bool(given.get("create_graph"))
-        keep = given.get("retain_graph")
-        keep = create if keep is None else bool(keep)
-        roots = [t.grad_fn for t in _as_list(tensors) if t.grad_fn]
-        nrs = [t.output_nr for t in _as_list(tensors) if t.grad_fn]
-        inputs, site, ours = (
-            _as_list(given.get("inputs")),
-            _site(),
-            False,
-        )
-        seq = _seq_now()
-        again = _again(
-            roots, nrs, kind, outs, _as_list(given.get("inputs"))
-        )
-        dead = _MARKING.stop(_as_list(tensors))
+        tensors, outs, inputs, keep, create = _given(kind, args, kwargs)
+        roots = [t.grad_fn for t in tensors if t.grad_fn]
+        nrs = [t.output_nr for t in tensors if t.grad_fn]
+        site, ours, seq = _site(), False, _seq_now()
+        again = _again(roots, nrs, kind, outs, inputs)
+        dead = _MARKING.stop(tensors)
         try:
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
@@ -771,23 +785,31 @@ def _wrap(real, kind, reporter):
             raise
         finally:
             if not ours:
-                ids = inputs and [id(t) for t in inputs]
-                number = _next_number()
                 ran = _Call(
-                    number, kind, site, keep, create, ids, _copies(outs)
+                    _next_number(),
+                    kind,
+                    site,
+                    keep,
+                    create,
+                    inputs and [id(t) for t in inputs],
+                    _copies(outs),
                 )
                 ran.seq, ran.double, ran.dead = seq, again, dead
                 ran.root_nrs = nrs
-                if dead:
-                    _FINDINGS.append(ran)
-                edges = inputs and [
-                    torch.autograd.graph.get_gradient_edge(t).node
-                    for t in inputs
-                ]
-                _stamp(ran, roots, edges, reporter)
+                _record(ran, roots, inputs, reporter)
 
     call.__wrapped__ = real
     return call
+
+
+def _record(call, roots, inputs, reporter):
+    """Keep the record of a call that ran (or failed otherwise)."""
+    if call.dead:
+        _FINDINGS.append(call)
+    edges = inputs and [
+        torch.autograd.graph.get_gradient_edge(t).node for t in inputs
+    ]
+    _stamp(call, roots, edges, reporter)
 
 
 def _site():
