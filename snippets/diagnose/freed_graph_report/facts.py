@@ -30,6 +30,7 @@ from .watching import (
     _differs,
     _frames,
     _hooked,
+    _is_here,
     _is_leaf,
     _is_library,
     _name,
@@ -41,6 +42,9 @@ from .watching import (
 
 # The facts the rules may read, and what each says.
 DECIDING = {
+    "nested": "the backward that freed it ran inside another backward "
+    "(a function's backward that runs backward itself: a reentrant "
+    "checkpoint, reversible layers, a custom Function)",
     "own_tensor": "the tensor backpropagated now was backpropagated "
     "before (not a value inside its graph)",
     "loss": "what is reused is a loss an earlier backward started from",
@@ -233,10 +237,27 @@ def _read_shape(f, graph):
         grad_inputs_here=any(i in graph.leaves_new for i in inputs),
         grad_inputs_trained=any(i in f._trained for i in inputs),
         new_forward=graph.new_forward(by),
+        nested=by.within is not None,
+        nested_in=_inner_caller(by.site) if by.within else None,
         calls_after=sum(1 for c in _calls() if c.number > by.number),
         freed_line=_your_line(by.site),
         this_line=_your_line(f.site),
     )
+
+
+def _inner_caller(frames):
+    """(file, line, function) of the code that ran a backward from
+    inside another one: the innermost frame outside torch.autograd and
+    Tensor.backward."""
+    skip = (
+        os.path.join(os.path.dirname(torch.__file__), "autograd")
+        + os.sep,
+        os.path.join(os.path.dirname(torch.__file__), "_tensor.py"),
+    )
+    for frame in reversed(frames):
+        if not frame[0].startswith(skip) and not _is_here(frame[0]):
+            return frame
+    return None
 
 
 def _your_line(frames):

@@ -1,12 +1,18 @@
 """The report: the facts as they are, the rule that decided, and the
 verdict (the fix, where to apply it, and the page that explains it)."""
 
+import os
+
+import torch
+
 from .facts import findings, read
 from .rules import APPLY, CHECKS, checked, decide
 from .watching import (
+    _PACKAGES,
     RAN,
     _chain,
     _is_leaf,
+    _is_library,
     _line,
     _made,
     _name,
@@ -75,15 +81,22 @@ class Report:
         if rule is None:
             return ["nothing behind it was run by an earlier backward"]
         said = _said(f)
+        out = [
+            f"not offered: {g.fix} ({g.name}: without {said['value']}, "
+            "this loss trains nothing)"
+            for g in rule.dropped
+        ]
         if isinstance(rule.fix, str):
             apply = APPLY[f"{rule.fix} {rule.where}"].format(**said)
-            return [
+            if said["inner"] == CHECKPOINT and rule.where == "nested":
+                apply += "; or use_reentrant=False in its checkpoint()"
+            return out + [
                 f"fix: {rule.fix}",
                 f"  {apply}",
                 f"see: {SITE}fix/#{rule.fix}",
             ]
         names = " or ".join(rule.families())
-        out = [f"fix: {names} (the facts do not decide)"]
+        out += [f"fix: {names} (the facts do not decide)"]
         out += [
             f"  {family}: {question.format(**said)}"
             for question, family in rule.fix
@@ -131,6 +144,12 @@ def _freed_by(f):
     )
     caller = f", called by {by.by}" if by.by else ""
     out.append(f"  {by.kind}{caller}, {ago}")
+    if f.recorded and f.nested:
+        out.append(
+            f"  inside:  the backward at {_first_yours(by.within)},"
+        )
+        func = f.nested_in[2]
+        out.append(f"    run by {_module(f.nested_in)}, in {func}()")
     if f.caller:
         out.append(f"  this backward: called by {f.caller}")
     if f.recorded and f.input_names:
@@ -204,7 +223,41 @@ def _said(f):
         "package": f.freed_by.by or f.caller,
         "line": line,
         "your_line": line if yours else _line_of(None, f.this_line),
+        "used_line": _line_of(_used_line(f), None),
+        "inner": _inner(f.nested_in) if f.nested_in else None,
     }
+
+
+CHECKPOINT = "torch.utils.checkpoint's backward"
+
+
+def _used_line(f):
+    """Your innermost line that took the value in, or None."""
+    if not f.crossings:
+        return None
+    mine = _yours(_made(f.crossings[0][0]))
+    return mine[-1][1] if mine else None
+
+
+def _inner(frame):
+    """Who ran a backward inside another, for the verdict's text."""
+    if _is_library(frame[0]):
+        return f"{_module(frame)}'s backward"
+    return f"the code at {_module(frame)}"
+
+
+def _module(frame):
+    """A frame's module as `package.module`, or `file:line` for
+    yours."""
+    path, line, _ = frame
+    if not _is_library(path):
+        return f"{os.path.basename(path)}:{line}"
+    for top in (os.path.dirname(os.path.dirname(torch.__file__)),):
+        if path.startswith(top + os.sep):
+            path = path[len(top) + 1 :]
+    for marker in _PACKAGES:
+        path = path.split(marker)[-1]
+    return path.removesuffix(".py").replace(os.sep, ".")
 
 
 def _line_of(freed_line, this_line):

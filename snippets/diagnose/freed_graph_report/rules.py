@@ -52,9 +52,18 @@ APPLY = {
     "one should not train what made it",
     "recompute value": "make {value} again, from the current "
     "parameters",
+    "recompute carried": "make {value} fresh in each step, not from "
+    "the one an earlier step left",
+    "retain-graph carried": "retain_graph=True in the call at {line}, "
+    "to reach back through every earlier step (memory grows with "
+    "them)",
     "recompute loss": "a fresh forward for each backward",
     "one-backward earlier": "one backward for this loss and the one at "
     "{line}",
+    "one-backward nested": "pass {value} as an argument of the "
+    "function that reads it at {used_line}, not from outside it: "
+    "{inner} then hands its gradient to the backward at "
+    "{your_line}, which runs the graph behind it once",
     "one-backward library": "remove the backward at {your_line}: "
     "{package} backpropagates this loss itself",
     "create-graph earlier": "create_graph=True in the call at {line}",
@@ -76,6 +85,7 @@ class Rule:
             where,
         )
         self.__doc__ = holds.__doc__
+        self.dropped = []
 
     def families(self):
         if isinstance(self.fix, str):
@@ -98,11 +108,30 @@ def rule(name, fix, where):
 
 def decide(facts):
     """The first rule that holds for these facts, or None where no
-    record says which backward freed the graph."""
+    record says which backward freed the graph. Of two fixes, one that
+    a guard (NEVER) shows would train nothing is not offered: the rule
+    then gives the other (`dropped` names the guards that held)."""
     if not facts.recorded:
         return None
     seen = _Reading(facts, DECIDING)
-    return next(r for r in RULES if r.holds(seen))
+    found = next(r for r in RULES if r.holds(seen))
+    if isinstance(found.fix, str) or found.where == "earlier":
+        return found
+    held = [
+        g for g in NEVER if g.fix in found.families() and g.holds(seen)
+    ]
+    left = [(q, fam) for q, fam in found.fix if fam not in _fixes(held)]
+    if not held or not left:
+        return found
+    chosen = Rule(found.name, found.holds, left, found.where)
+    if len(left) == 1:
+        chosen.fix = left[0][1]
+    chosen.dropped = held
+    return chosen
+
+
+def _fixes(guards):
+    return {g.fix for g in guards}
 
 
 class _Reading:
@@ -116,6 +145,44 @@ class _Reading:
         if name not in self._allowed:
             raise AttributeError(f"a rule reads no fact named {name}")
         return getattr(self._facts, name)
+
+
+# Guards: a fix a rule would offer beside another, never offered where
+# the facts show it trains nothing (in its place where the rule says:
+# not a detach for an earlier backward).
+NEVER = []
+
+
+def never(name, fix):
+    """Add the decorated function to the guards: `fix` is not offered
+    where it holds."""
+
+    def add(holds):
+        NEVER.append(Rule(name, holds, fix, "offered"))
+        return holds
+
+    return add
+
+
+@never("detach-trains-nothing", "detach")
+def _detach_trains_nothing(f):
+    """Everything an optimizer trains that this loss reaches is behind
+    the value: detached, this loss would train nothing (a zero
+    gradient, or none). Only where one optimizer trains it all: with
+    two behind the reused values (a peer's output and your own), a
+    detach of the peer's leaves yours."""
+    return f.only and not f.trains_outside and f.one_trainer
+
+
+@rule("nested-backward", "one-backward", "nested")
+def _nested_backward(f):
+    """The freeing backward ran inside another backward (a reentrant
+    checkpoint recomputing its function, a reversible layer, a custom
+    Function calling backward): each such backward runs the graph of a
+    value its function reads from outside. Passed in as an argument,
+    the value's gradient goes to the outer backward, which runs that
+    graph once. Detaching it would train nothing behind it."""
+    return f.nested
 
 
 @rule("library-and-yours", "one-backward", "library")

@@ -188,6 +188,10 @@ class _Call:
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
         self.stale, self.double = [], None
+        # The site of the backward running when this one began: a
+        # backward inside a backward (a reentrant checkpoint's, a
+        # reversible layer's, a custom Function's).
+        self.within = None
 
     @property
     def site(self):
@@ -207,6 +211,7 @@ _COUNT = [0]
 _STEPPED = weakref.WeakSet()  # the optimizers seen stepping
 _STEP_VERSIONS = {}  # id(parameter): _version and values after its step
 _WATCHING = []
+_RUNNING = []  # the sites of the backward calls running now, outermost
 _LAST_STEP = [0]  # the event number of the last optimizer step
 _FINDINGS = deque(maxlen=256)  # calls a check reports, in order
 # (event number, ids of the parameters it had a .grad for) of each step
@@ -767,6 +772,8 @@ def _wrap(real, kind, reporter):
         site, ours, seq = _site(), False, _seq_now()
         again = _again(roots, nrs, kind, outs, inputs)
         dead = _MARKING.stop(tensors)
+        within = _RUNNING[-1] if _RUNNING else None
+        _RUNNING.append(site)
         try:
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
@@ -784,6 +791,7 @@ def _wrap(real, kind, reporter):
             inputs = None  # it failed: any node may have run
             raise
         finally:
+            _RUNNING.pop()
             if not ours:
                 ran = _Call(
                     _next_number(),
@@ -796,6 +804,7 @@ def _wrap(real, kind, reporter):
                 )
                 ran.seq, ran.double, ran.dead = seq, again, dead
                 ran.root_nrs = nrs
+                ran.within = within and _frames(within)
                 _record(ran, roots, inputs, reporter)
 
     call.__wrapped__ = real
