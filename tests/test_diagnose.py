@@ -201,7 +201,8 @@ def score_table() -> str:
             f"{' or '.join(first) or 'no verdict'} ({judge(first, want)}) | "
             f"{' or '.join(now) or 'no verdict'} ({judge(now, want)}) |"
         )
-    head = "| Programs | When | Right | Offered | Wrong | No verdict |\n|---|---|---|---|---|---|\n"
+    head = figures(scripts) + "\n"
+    head += "| Programs | When | Right | Offered | Wrong | No verdict |\n|---|---|---|---|---|---|\n"
     for split, name in SPLITS.items():
         for when in ("first try", "now"):
             c = counts.get((split, when))
@@ -216,6 +217,62 @@ def score_table() -> str:
         + "\n".join(rows)
         + "\n"
     )
+
+
+FREEZES = "(detach-trains-nothing)"  # the report's mark: detached, this loss trains nothing
+
+
+def freezes(families: list[str], stdout: str) -> bool:
+    """A verdict that offers detach where the report's facts show that this loss would then
+    train nothing (not a detach for the earlier backward: a GAN's discriminator step)."""
+    rule = {r.name: r for r in command()["RULES"]}.get(decided_by(stdout))
+    return "detach" in families and FREEZES in stdout and not (rule and rule.where == "earlier")
+
+
+def figures(scripts: list[str]) -> str:
+    """The four figures the command is held to, on the held-out half and on each round's
+    batch: the right fix alone, right alone or among two, confidently wrong, and verdicts that
+    offer a fix the report's own facts show trains nothing."""
+    rounds = {
+        name: batch["round"]
+        for batch in yaml.safe_load(HELD_OUT.read_text())["batches"]
+        if "round" in batch
+        for name in batch["programs"]
+    }
+    groups: dict[str, list[str]] = {}
+    for script in scripts:
+        want = expected()[script]
+        name = Path(script).name.removesuffix("_raises.py")
+        if want["split"] == "held-out" and not want.get("looked_at"):
+            groups.setdefault("Held out, all batches", []).append(script)
+        if name in rounds:
+            half = "held out" if want["split"] == "held-out" else want["split"].replace("-", " ")
+            groups.setdefault(f"{rounds[name]}: {half}", []).append(script)
+    out = (
+        "| Programs | When | Right fix alone | Right alone or among two | Wrong | "
+        "Offers a fix that trains nothing |\n|---|---|---|---|---|---|\n"
+    )
+    for group, members in groups.items():
+        for when in ("first try", "now"):
+            right = among = wrong = frozen = 0
+            for script in members:
+                want, stdout = expected()[script], diagnose(script).stdout
+                said = (
+                    verdict(stdout)[0]
+                    if when == "now"
+                    else ([] if want["first_try"] == "none" else want["first_try"].split(" or "))
+                )
+                judged = judge(said, want)
+                right += judged == "right"
+                among += judged in ("right", "offered")
+                wrong += judged == "wrong"
+                frozen += freezes(said, stdout)
+            n = len(members)
+            out += (
+                f"| {group} ({n}) | {when} | {right} ({right / n:.0%}) | {among} ({among / n:.0%}) "
+                f"| {wrong} ({wrong / n:.0%}) | {frozen} |\n"
+            )
+    return out
 
 
 def table(shows) -> str:

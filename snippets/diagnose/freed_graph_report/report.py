@@ -6,7 +6,7 @@ import os
 import torch
 
 from .facts import findings, read
-from .rules import APPLY, CHECKS, checked, decide
+from .rules import APPLY, CHECKS, checked, decide, guards
 from .watching import (
     _PACKAGES,
     RAN,
@@ -82,8 +82,8 @@ class Report:
             return ["nothing behind it was run by an earlier backward"]
         said = _said(f)
         out = [
-            f"not offered: {g.fix} ({g.name}: without {said['value']}, "
-            "this loss trains nothing)"
+            f"not offered: {g.fix} (without {said['value']}, this loss "
+            "trains nothing)"
             for g in rule.dropped
         ]
         if isinstance(rule.fix, str):
@@ -177,13 +177,16 @@ def _reached(f):
         out.append(
             f"  and owned by no optimizer: {_shorten(f.unowned_names)}"
         )
-    if f.order == "after":
+    held = [] if f.own_tensor else guards(f)
+    if f.outside_names and f.order == "after":
         out.append(
             f"outside it: {_shorten(f.outside_names)} (this loss "
-            "trains "
-            "them without the value)"
-            if f.outside_names
-            else "outside it: nothing an optimizer trains"
+            "trains them without the value)"
+        )
+    elif f.order == "after" or held:
+        out.append(
+            "outside it: nothing an optimizer trains"
+            + "".join(f" ({g.name})" for g in held)
         )
     return out
 

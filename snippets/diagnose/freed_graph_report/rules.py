@@ -117,9 +117,7 @@ def decide(facts):
     found = next(r for r in RULES if r.holds(seen))
     if isinstance(found.fix, str) or found.where == "earlier":
         return found
-    held = [
-        g for g in NEVER if g.fix in found.families() and g.holds(seen)
-    ]
+    held = [g for g in guards(facts) if g.fix in found.families()]
     left = [(q, fam) for q, fam in found.fix if fam not in _fixes(held)]
     if not held or not left:
         return found
@@ -130,8 +128,14 @@ def decide(facts):
     return chosen
 
 
-def _fixes(guards):
-    return {g.fix for g in guards}
+def guards(facts):
+    """The guards (NEVER) that hold for these facts."""
+    seen = _Reading(facts, DECIDING)
+    return [g for g in NEVER if g.holds(seen)]
+
+
+def _fixes(held):
+    return {g.fix for g in held}
 
 
 class _Reading:
