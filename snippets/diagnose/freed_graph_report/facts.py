@@ -34,6 +34,7 @@ from .watching import (
     _is_leaf,
     _is_library,
     _name,
+    _package,
     _same,
     _yours,
     changed_since,
@@ -45,6 +46,10 @@ DECIDING = {
     "nested": "the backward that freed it ran inside another backward "
     "(a function's backward that runs backward itself: a reentrant "
     "checkpoint, reversible layers, a custom Function)",
+    "nested_checkpoint": "torch.utils.checkpoint (reentrant) ran it: "
+    "the function it runs again takes tensors in as arguments",
+    "nested_option": "a library ran it that has an option to keep the "
+    "graph for its next inner backward (NESTED_OPTIONS)",
     "own_tensor": "the tensor backpropagated now was backpropagated "
     "before (not a value inside its graph)",
     "loss": "what is reused is a loss an earlier backward started from",
@@ -219,6 +224,7 @@ def _read_shape(f, graph):
         else ("after" if graph.built_after(by) else "same")
     )
     inputs = by.inputs or ()
+    inner = _inner_caller(by.site) if by.within else None
     f.__dict__.update(
         own_tensor=bool(mine),
         holders=[] if mine else _holders(firsts, f.roots, by.seq),
@@ -238,11 +244,30 @@ def _read_shape(f, graph):
         grad_inputs_trained=any(i in f._trained for i in inputs),
         new_forward=graph.new_forward(by),
         nested=by.within is not None,
-        nested_in=_inner_caller(by.site) if by.within else None,
+        nested_in=inner,
+        nested_checkpoint=bool(inner)
+        and inner[0].endswith(
+            os.path.join("torch", "utils", "checkpoint.py")
+        ),
+        nested_option=bool(inner) and _option(inner) is not None,
         calls_after=sum(1 for c in _calls() if c.number > by.number),
         freed_line=_your_line(by.site),
         this_line=_your_line(f.site),
     )
+
+
+# Libraries whose backward runs backward() block by block, and their
+# option that keeps each block's graph for the next (so every block
+# adds its share of a value all of them read).
+NESTED_OPTIONS = {
+    "revtorch": "ReversibleSequence(..., "
+    "eagerly_discard_variables=False)",
+}
+
+
+def _option(frame):
+    """The option NESTED_OPTIONS knows for the package of `frame`."""
+    return NESTED_OPTIONS.get(_package(frame[0]) or "")
 
 
 def _inner_caller(frames):

@@ -5,7 +5,7 @@ import os
 
 import torch
 
-from .facts import findings, read
+from .facts import _option, findings, read
 from .rules import APPLY, CHECKS, checked, decide, guards
 from .watching import (
     _PACKAGES,
@@ -228,6 +228,7 @@ def _said(f):
         "your_line": line if yours else _line_of(None, f.this_line),
         "used_line": _line_of(_used_line(f), None),
         "inner": _inner(f.nested_in) if f.nested_in else None,
+        "option": _option(f.nested_in) if f.nested_in else None,
     }
 
 
@@ -246,7 +247,7 @@ def _inner(frame):
     """Who ran a backward inside another, for the verdict's text."""
     if _is_library(frame[0]):
         return f"{_module(frame)}'s backward"
-    return f"the code at {_module(frame)}"
+    return f"the backward call at {_module(frame)}"
 
 
 def _module(frame):

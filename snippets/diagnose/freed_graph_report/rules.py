@@ -43,6 +43,15 @@ Q_TRAINED_THERE = "should the backward at {line} train {names}?"
 Q_OTHER_MODEL = "is {value} a fixed input here (from another model)?"
 Q_TRAIN_THROUGH = "or should this loss also train {names} through it?"
 Q_SHARED = "or should both losses train them, from one forward?"
+Q_PASS_IN = (
+    "can {value} be an argument of that function, not read from "
+    "outside it? ({inner} then hands its gradient to the outer "
+    "backward)"
+)
+Q_KEEP_INNER = (
+    "or should {inner} keep its graph for the next call "
+    "(retain_graph=True there, or the library's option)?"
+)
 # What each verdict asks you to do, by family and where it applies.
 APPLY = {
     "detach value": "detach {value} where it is made or kept",
@@ -64,6 +73,8 @@ APPLY = {
     "function that reads it at {used_line}, not from outside it: "
     "{inner} then hands its gradient to the backward at "
     "{your_line}, which runs the graph behind it once",
+    "retain-graph nested": "{option}: {inner} then keeps each "
+    "graph for the next call, and every call adds its share",
     "one-backward library": "remove the backward at {your_line}: "
     "{package} backpropagates this loss itself",
     "create-graph earlier": "create_graph=True in the call at {line}",
@@ -178,14 +189,37 @@ def _detach_trains_nothing(f):
     return f.only and not f.trains_outside and f.one_trainer
 
 
-@rule("nested-backward", "one-backward", "nested")
+@rule("nested-checkpoint", "one-backward", "nested")
+def _nested_checkpoint(f):
+    """A reentrant checkpoint's backward freed it, inside the outer
+    backward: each checkpointed call runs again and backpropagates the
+    graph of a value its function reads from outside. Passed in as an
+    argument, the value's gradient goes to the outer backward, which
+    runs that graph once (or use_reentrant=False: no inner backward).
+    Detaching it would train nothing behind it."""
+    return f.nested and f.nested_checkpoint
+
+
+@rule("nested-library-option", "retain-graph", "nested")
+def _nested_library_option(f):
+    """A library's backward freed it, inside the outer backward, block
+    by block, and the library has an option that keeps each block's
+    graph for the next (revtorch's eagerly_discard_variables=False):
+    every block then adds its share of the value's gradient."""
+    return f.nested and f.nested_option
+
+
+@rule(
+    "nested-backward",
+    [(Q_PASS_IN, "one-backward"), (Q_KEEP_INNER, "retain-graph")],
+    "nested",
+)
 def _nested_backward(f):
-    """The freeing backward ran inside another backward (a reentrant
-    checkpoint recomputing its function, a reversible layer, a custom
-    Function calling backward): each such backward runs the graph of a
-    value its function reads from outside. Passed in as an argument,
-    the value's gradient goes to the outer backward, which runs that
-    graph once. Detaching it would train nothing behind it."""
+    """A backward that runs inside another one (a custom Function's,
+    a library's) freed it: a value its function reads from outside
+    (pass it in, so its gradient goes to the outer backward once), or
+    a graph that inner backward must keep for the next (its
+    retain_graph=True, or the library's option)."""
     return f.nested
 
 

@@ -388,6 +388,8 @@ def _batch(dtype, leaves, sizes, keep):
     try:
         torch._C._set_grad_enabled(False)  # no graph for the copy
         values = torch._C._nn.flatten_dense_tensors(leaves)
+        if len(leaves) == 1:  # a view of the one leaf, not a copy
+            values = values.clone()
     except (RuntimeError, NotImplementedError, TypeError):
         return None
     finally:
