@@ -202,7 +202,8 @@ def score_table() -> str:
             f"{' or '.join(now) or 'no verdict'} ({judge(now, want)}) |"
         )
     head = figures(scripts) + "\n"
-    head += "| Programs | When | Right | Offered | Wrong | No verdict |\n|---|---|---|---|---|---|\n"
+    head += "| Programs | When | Right | Offered | Wrong | No verdict |\n"
+    head += "|---|---|---|---|---|---|\n"
     for split, name in SPLITS.items():
         for when in ("first try", "now"):
             c = counts.get((split, when))
