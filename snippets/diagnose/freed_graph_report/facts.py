@@ -209,6 +209,7 @@ def _read_changes(f, graph, outs):
         wrote_input_grad=bool(inputs),
         input_names=_names(inputs) if inputs else [],
         cleared=not mine and graph.cleared(by),
+        grads_cleared=graph.cleared(by),
         updates_left_it=bool(changed_since(by)) and not changed,
     )
 

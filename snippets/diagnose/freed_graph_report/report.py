@@ -229,7 +229,33 @@ def _said(f):
         "used_line": _line_of(_used_line(f), None),
         "inner": _inner(f.nested_in) if f.nested_in else None,
         "option": _option(f.nested_in) if f.nested_in else None,
+        "which": _which(f),
     }
+
+
+def _which(f):
+    """Which of two backward calls to take out, where one runs in a
+    helper of yours (another function than this call's): the later
+    one, if it backpropagates the same loss again and the helper's
+    gradients are still in .grad; else the helper's (its gradients
+    were cleared since: read for a log), so that the later one
+    backpropagates the loss, or the sum, once."""
+    by, now = _yours(f.freed_by.site), _yours(f.site)
+    if not by or not now or by[-1][2] == now[-1][2]:
+        return ""
+    helper, line = by[-1][2], by[-1][1]
+    if f.own_tensor and not f.grads_cleared:
+        return (
+            f": remove this call (line {now[-1][1]}); {helper}() "
+            f"already backpropagated this loss at line {line}"
+        )
+    return (
+        f": take the backward out of {helper}() (line {line}) and "
+        "read .grad after this one"
+        if f.own_tensor
+        else f": take the backward out of {helper}() (line {line}), "
+        "so that this call backpropagates their sum once"
+    )
 
 
 CHECKPOINT = "torch.utils.checkpoint's backward"

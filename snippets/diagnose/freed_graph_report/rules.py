@@ -68,7 +68,7 @@ APPLY = {
     "them)",
     "recompute loss": "a fresh forward for each backward",
     "one-backward earlier": "one backward for this loss and the one at "
-    "{line}",
+    "{line}{which}",
     "one-backward nested": "pass {value} as an argument of the "
     "function that reads it at {used_line}, not from outside it: "
     "{inner} then hands its gradient to the backward at "
