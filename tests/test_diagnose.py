@@ -247,7 +247,8 @@ def figures(scripts: list[str]) -> str:
         if want["split"] == "held-out" and not want.get("looked_at"):
             groups.setdefault("Held out, all batches", []).append(script)
         if name in rounds:
-            half = "held out" if want["split"] == "held-out" else want["split"].replace("-", " ")
+            split = "looked-at" if want.get("looked_at") else want["split"]
+            half = SPLITS[split].lower()
             groups.setdefault(f"{rounds[name]}: {half}", []).append(script)
     out = (
         "| Programs | When | Right fix alone | Right alone or among two | Wrong | "
@@ -661,6 +662,22 @@ def test_each_rule_reads_only_its_facts(table):
             f"{table} {rule.name}: calls {len(calls)}, reads names {sorted(names)}, "
             f"facts not in {TABLES_OF_RULES[table]} {sorted(unknown)}"
         )
+
+
+def test_every_verdict_has_its_text():
+    """A rule's single fix, and the one a guard may leave of two, has the text that says where
+    to apply it (a missing one once crashed the command: KeyError('recompute register'))."""
+    apply, missing = command()["APPLY"], []
+    for rule in command()["RULES"]:
+        if isinstance(rule.fix, str):
+            wanted = [rule.fix]
+        elif rule.where == "earlier":
+            wanted = []
+        else:
+            wanted = [g.fix for g in command()["NEVER"] if g.fix in rule.families()]
+            wanted = [f for f in rule.families() if f not in wanted] if wanted else []
+        missing += [f"{rule.name}: {f} {rule.where}" for f in wanted if f"{f} {rule.where}" not in apply]
+    assert not missing, f"verdicts with no text in APPLY: {missing}"
 
 
 @pytest.mark.parametrize("facts", sorted(set(TABLES_OF_RULES.values())))

@@ -777,7 +777,8 @@ def findings():
     """What the checks read about the run so far: one record for each
     backward call a check may report."""
     found = []
-    for call in _FINDINGS:
+    # A call may be noted twice (a dead term, and a kept graph rerun).
+    for call in dict.fromkeys(_FINDINGS):
         if call.dead:
             found.append(_dead(call))
         if call.stale or (call.double and _LAST_STEP[0] > call.number):

@@ -146,10 +146,12 @@ def _freed_by(f):
     out.append(f"  {by.kind}{caller}, {ago}")
     if f.recorded and f.nested:
         out.append(
-            f"  inside:  the backward at {_first_yours(by.within)},"
+            f"  inside:  the backward at {_first_yours(by.within)}"
         )
-        func = f.nested_in[2]
-        out.append(f"    run by {_module(f.nested_in)}, in {func}()")
+        out.append(
+            f"    (this call was made by {_module(f.nested_in)}, in "
+            f"{f.nested_in[2]}())"
+        )
     if f.caller:
         out.append(f"  this backward: called by {f.caller}")
     if f.recorded and f.input_names:
@@ -243,18 +245,28 @@ def _which(f):
     by, now = _yours(f.freed_by.site), _yours(f.site)
     if not by or not now or by[-1][2] == now[-1][2]:
         return ""
-    helper, line = by[-1][2], by[-1][1]
-    if f.own_tensor and not f.grads_cleared:
+    line = by[-1][1]
+    helper = (
+        "your script" if by[-1][2] == "<module>" else f"{by[-1][2]}()"
+    )
+    earlier = f.freed_by
+    # Only a backward() of every leaf wrote all this loss's gradients:
+    # grad() writes no .grad, inputs= only some.
+    whole = earlier.kind == "backward()" and not earlier.inputs
+    if f.own_tensor and whole and not f.grads_cleared:
         return (
-            f": remove this call (line {now[-1][1]}); {helper}() "
+            f": remove this call (line {now[-1][1]}); {helper} "
             f"already backpropagated this loss at line {line}"
         )
+    call = "backward" if earlier.kind == "backward()" else "grad() call"
+    if f.own_tensor:
+        return (
+            f": take the {call} out of {helper} (line {line}) and "
+            "read .grad after this one"
+        )
     return (
-        f": take the backward out of {helper}() (line {line}) and "
-        "read .grad after this one"
-        if f.own_tensor
-        else f": take the backward out of {helper}() (line {line}), "
-        "so that this call backpropagates their sum once"
+        f": take the {call} out of {helper} (line {line}), so that "
+        "this call backpropagates their sum once"
     )
 
 

@@ -44,13 +44,12 @@ Q_OTHER_MODEL = "is {value} a fixed input here (from another model)?"
 Q_TRAIN_THROUGH = "or should this loss also train {names} through it?"
 Q_SHARED = "or should both losses train them, from one forward?"
 Q_PASS_IN = (
-    "can {value} be an argument of that function, not read from "
-    "outside it? ({inner} then hands its gradient to the outer "
-    "backward)"
+    "can {value} be an argument of the function that reads it at "
+    "{used_line}, a tensor of its own, not read from outside it?"
 )
 Q_KEEP_INNER = (
     "or should {inner} keep its graph for the next call "
-    "(retain_graph=True there, or the library's option)?"
+    "(retain_graph=True in that call)?"
 )
 # What each verdict asks you to do, by family and where it applies.
 APPLY = {
@@ -61,6 +60,8 @@ APPLY = {
     "one should not train what made it",
     "recompute value": "make {value} again, from the current "
     "parameters",
+    "recompute register": "give {names} to an optimizer, and make "
+    "{value} again from them in each step",
     "recompute carried": "make {value} fresh in each step, not from "
     "the one an earlier step left",
     "retain-graph carried": "retain_graph=True in the call at {line}, "
@@ -70,9 +71,12 @@ APPLY = {
     "one-backward earlier": "one backward for this loss and the one at "
     "{line}{which}",
     "one-backward nested": "pass {value} as an argument of the "
-    "function that reads it at {used_line}, not from outside it: "
+    "function that reads it at {used_line}, a tensor of its own (not "
+    "inside a list or dict), not from outside it: "
     "{inner} then hands its gradient to the backward at "
     "{your_line}, which runs the graph behind it once",
+    "retain-graph nested-own": "retain_graph=True in {inner}: it "
+    "backpropagates the same output again",
     "retain-graph nested": "{option}: {inner} then keeps each "
     "graph for the next call, and every call adds its share",
     "one-backward library": "remove the backward at {your_line}: "
@@ -132,6 +136,8 @@ def decide(facts):
     left = [(q, fam) for q, fam in found.fix if fam not in _fixes(held)]
     if not held or not left:
         return found
+    if len(left) == 1 and f"{left[0][1]} {found.where}" not in APPLY:
+        return found  # no text for that fix alone here: ask both
     chosen = Rule(found.name, found.holds, left, found.where)
     if len(left) == 1:
         chosen.fix = left[0][1]
@@ -185,8 +191,26 @@ def _detach_trains_nothing(f):
     the value: detached, this loss would train nothing (a zero
     gradient, or none). Only where one optimizer trains it all: with
     two behind the reused values (a peer's output and your own), a
-    detach of the peer's leaves yours."""
-    return f.only and not f.trains_outside and f.one_trainer
+    detach of the peer's leaves yours; and where no tensor that needs
+    a gradient and no optimizer owns is reached (a weight trained by
+    hand)."""
+    return (
+        f.optimizers
+        and f.only
+        and f.one_trainer
+        and not f.trains_outside
+        and not f.unowned
+        and not f.wrote_input_grad
+    )
+
+
+@rule("nested-own-output", "retain-graph", "nested-own")
+def _nested_own_output(f):
+    """A backward inside another one (a custom Function's) ran the
+    graph this call backpropagates again, its own output's (gradcheck
+    backpropagates one output once per row): that inner call keeps
+    its graph for the next."""
+    return f.nested and f.own_tensor and not f.stale
 
 
 @rule("nested-checkpoint", "one-backward", "nested")
@@ -196,8 +220,9 @@ def _nested_checkpoint(f):
     graph of a value its function reads from outside. Passed in as an
     argument, the value's gradient goes to the outer backward, which
     runs that graph once (or use_reentrant=False: no inner backward).
-    Detaching it would train nothing behind it."""
-    return f.nested and f.nested_checkpoint
+    Detaching it would train nothing behind it. Not for a value stale
+    since an earlier step: that one is made again."""
+    return f.nested and f.nested_checkpoint and not f.stale
 
 
 @rule("nested-library-option", "retain-graph", "nested")
@@ -206,7 +231,7 @@ def _nested_library_option(f):
     by block, and the library has an option that keeps each block's
     graph for the next (revtorch's eagerly_discard_variables=False):
     every block then adds its share of the value's gradient."""
-    return f.nested and f.nested_option
+    return f.nested and f.nested_option and not f.stale
 
 
 @rule(
@@ -220,7 +245,7 @@ def _nested_backward(f):
     (pass it in, so its gradient goes to the outer backward once), or
     a graph that inner backward must keep for the next (its
     retain_graph=True, or the library's option)."""
-    return f.nested
+    return f.nested and not f.stale
 
 
 @rule("library-and-yours", "one-backward", "library")

@@ -774,7 +774,10 @@ def _wrap(real, kind, reporter):
         site, ours, seq = _site(), False, _seq_now()
         again = _again(roots, nrs, kind, outs, inputs)
         dead = _MARKING.stop(tensors)
-        within = _RUNNING[-1] if _RUNNING else None
+        # Inside a backward of this thread (the engine runs a node's
+        # backward now): its site, if one of the calls watched is it.
+        inside = torch._C._current_autograd_node() is not None
+        within = (_RUNNING[-1] if _RUNNING else ()) if inside else None
         _RUNNING.append(site)
         try:
             result = real(*args, **kwargs)
