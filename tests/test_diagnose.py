@@ -676,7 +676,9 @@ def test_every_verdict_has_its_text():
         else:
             wanted = [g.fix for g in command()["NEVER"] if g.fix in rule.families()]
             wanted = [f for f in rule.families() if f not in wanted] if wanted else []
-        missing += [f"{rule.name}: {f} {rule.where}" for f in wanted if f"{f} {rule.where}" not in apply]
+        missing += [
+            f"{rule.name}: {f} {rule.where}" for f in wanted if f"{f} {rule.where}" not in apply
+        ]
     assert not missing, f"verdicts with no text in APPLY: {missing}"
 
 
