@@ -21,7 +21,7 @@ gives (a link to that fix on the fix page, inside the PDF) and a link to it on t
   220 bytes each: with every token's colour the guide weighed 18.6 MB, without 6.2 MB, and it
   prints in a third of the time. So does the whole site's print page (print-site's own): its
   152,000 tokens were 35 of its PDF's 46 MB, and printing it took longer than `make pdf`'s
-  60 s goal leaves it (1,158 pages: 46 MB and 56 s with every colour, 11 MB and 20 s without).
+  60 s goal leaves it (1,158 pages: 46 MB and 56 s with every colour, 12 MB and 20 s without).
 """
 
 import html
