@@ -5,8 +5,9 @@
    without a server;
 3. headless Chromium (Playwright) prints build/offline/print_page.html (every page, in nav
    order, after a title page and a table of contents) to site/pdf/<site>.pdf, with the
-   headings as bookmarks, and build/offline/guide_page.html (the same without the real
-   programs, which it lists in one index) to site/pdf/<site>-guide.pdf;
+   headings as bookmarks, and, at the same time in a second browser, build/offline/
+   guide_page.html (the same without the real programs, which it lists in one index) to
+   site/pdf/<site>-guide.pdf;
 4. the offline copy, PDFs included, is zipped to site/offline/<site>-offline.zip.
 
 It prints each file's size (and a PDF's pages) and how long the builds and the rest took.

@@ -165,6 +165,18 @@ def test_the_scripts_after_the_content_wait_for_the_first_paint(site):
     assert re.search(r"bundle\.\w+\.min\.js\" defer", home), "no bundle where this test looks"
 
 
+def test_the_print_pages_colour_only_comments_and_marked_lines(site):
+    """Chromium tags every text node of a PDF it prints with bookmarks: a token coloured apart
+    is a structure element of its own. With every token's colour the whole site's PDF weighed
+    46 MB and took most of `make pdf`'s time to print (overrides/hooks/guide_page.py)."""
+    for page in ("print_page", Path(sitekit.GUIDE_PAGE).stem):
+        printed = (site / page / "index.html").read_text()
+        code = " ".join(re.findall(r"<pre\b.*?</pre>", printed, re.S))
+        tokens = set(re.findall(r'<span class="([^"]+)">', code))
+        assert "c1" in tokens, f"{page}: no comment in its code: this check would prove nothing"
+        assert tokens <= {"c", "c1", "cm", "ch", "cs", "sd", "hll"}, f"{page}: {tokens}"
+
+
 def test_pages_with_a_diagram_bring_their_own_mermaid(site):
     """Without a local Mermaid, Material's bundle fetches one from a CDN when the page loads."""
     pages = [p for p in sorted(site.rglob("*.html")) if 'class="mermaid"' in p.read_text()]

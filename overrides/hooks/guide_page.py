@@ -19,7 +19,9 @@ gives (a link to that fix on the fix page, inside the PDF) and a link to it on t
 - Its code prints in one colour, but for comments and the highlighted lines. Chromium makes a
   tagged PDF (its bookmarks come from the tags) with an element for every coloured token, about
   220 bytes each: with every token's colour the guide weighed 18.6 MB, without 6.2 MB, and it
-  prints in a third of the time. The whole site's PDF keeps every colour.
+  prints in a third of the time. So does the whole site's print page (print-site's own): its
+  152,000 tokens were 35 of its PDF's 46 MB, and printing it took longer than `make pdf`'s
+  60 s goal leaves it (1,158 pages: 46 MB and 56 s with every colour, 12 MB and 20 s without).
 """
 
 import html
@@ -229,13 +231,20 @@ def on_post_build(config):
     guide_html = relink(path.read_text(encoding="utf-8"), config)
     # The guide's own print styles (docs/stylesheets/extra.css) apply inside this mark.
     guide_html = guide_html.replace('<div id="print-site-page" class="', GUIDE_MARK, 1)
-    guide_html = CODE_BLOCK.sub(lambda m: PLAIN_TOKEN.sub(r"\1", m.group(0)), guide_html)
+    guide_html = plain_code(guide_html)
     guide_html = sitekit.GUIDE_SKIP.sub(
         f'<p>Read it <a href="{config["site_url"]}diagnose/#command-source">on the site</a>, '
         "or in the file you download.</p>",
         guide_html,
     )
     path.write_text(guide_html, encoding="utf-8")
+    own_path = Path(own_page.file.abs_dest_path)
+    own_path.write_text(plain_code(own_path.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def plain_code(page_html: str) -> str:
+    """The print page with its code in one colour, but for comments and highlighted lines."""
+    return CODE_BLOCK.sub(lambda m: PLAIN_TOKEN.sub(r"\1", m.group(0)), page_html)
 
 
 def relink(page: str, config) -> str:

@@ -10,21 +10,37 @@ then removed from the page), so the index keeps what readers search for and leav
   is a name, so each section gets, after its text, the API names of its Python code that its
   text does not already say: what it imports, dotted names reached from an import
   (`dde.data.FPDE`, `utils.reset`), the keywords of calls to those (`num_sanity_val_steps=`),
-  and the classes and functions it defines (`Dataset1D`, `training_step`). A name in more than
-  a tenth of the site's code blocks (`torch.manual_seed`, `nn.Linear`) is every script's
-  boilerplate, not what a section is about, and is left out;
+  and the classes and functions it defines (`Dataset1D`, `training_step`). Left out: a name in
+  more than a hundredth of the site's code blocks (`torch.manual_seed`, `nn.Linear`), every
+  script's boilerplate, not what a section is about; what a script takes from the standard
+  library or NumPy (`json`, `np.linspace`), plumbing like torch's own names (which a wrong
+  fix's code spans name too: `torch.no_grad`); a name with a leading underscore
+  (`_is_library`), a program's internals, not its API; and a plain lowercase name that the
+  site's prose uses as a word (`optimizer`, `closure`, `dropout`): the prose finds it, and in
+  every program section that names it, it would crowd the pages about it out of the results
+  (a word only code has, `rsample`, `jacfwd`, stays);
 - a table of more than LONG_TABLE rows: the verdict tables and the library table, whose rows
-  repeat their sections' titles, which are indexed where the sections are;
+  repeat their sections' titles, which are indexed where the sections are; and a table of
+  measurements (costs, overhead, scores), most of whose cells are numbers: no reader types
+  `+67.2 MiB`, and its header and the text around it say what it measures;
+- a link that says a program section's title (`#case-`, `#program-`, `#expert-`), which is
+  indexed where the section is (the rules' list on the diagnose page names every program each
+  rule decided; on_env, once every page is written); and an address shown as its own link
+  text (a program's "Source:"), whose words are a repository, which its "Library:" line
+  names, and an issue's number;
 - on the program pages, the paragraphs of a program's reasoning, which open with a bold
   lead-in ("Reduced from the thread.", "The fix (detach).", "The thread's wrong fix."): the
   program's title, its source and library line, what its user wanted and its code's names
   find it; the whole text is on its page;
 - in a wrong fix's section, what follows its first paragraph: its title names the tempting
   thing and its first paragraph what goes wrong, which is what finds it (search ranks it last,
-  overrides/hooks/search_wrong_fix_last.py); the proof stays on the page.
+  overrides/hooks/search_wrong_fix_last.py); the proof stays on the page. Its warning line
+  ("Not a fix: ...") goes too: the same words in every wrong fix, which its heading says.
 
 Together these took the index from 2.07 MB (400 KB gzipped) to about 504 KB (141 KB); the
-names are about a sixth of that.
+names are about a sixth of that. The site grew to 536 KB (149.9 KB gzipped); leaving out the
+standard library's, underscored and prose-word names, the tables of measurements, the links
+that repeat a program's title, the addresses and the warning lines took it to 510 KB (142.3 KB).
 
 Measured by `make bench` (scripts/bench_lighthouse.py prints the index's size); tests in
 tests/test_site.py and tests/test_browser.py.
@@ -33,7 +49,10 @@ tests/test_site.py and tests/test_browser.py.
 import ast
 import html
 import re
+import sys
+import urllib.parse
 from collections import Counter
+from functools import partial
 
 import sitekit
 from mkdocs.plugins import event_priority
@@ -49,6 +68,16 @@ OWN_ERROR = "Trying to backward through the graph a second time"
 HEADING = re.compile(r'<h[1-6] id="([^"]+)"')
 TABLE = re.compile(r"<table>(.*?)</table>", re.S)
 LONG_TABLE = 15
+CELL = re.compile(r"<td[^>]*>(.*?)</td>", re.S)
+# What a measurement or a count reads: 56.9 MiB, +27%, 1.10x, 112.7 ms, 2.13.0, 7 of 12.
+MEASURE = re.compile(r"[+-]?\d[\d.,]*\s*(?:%|x|ms|s|KiB|MiB|GiB|KB|MB|GB|of \d+)?")
+PROGRAM_HEADING = re.compile(r'<h[1-6] id="((?:case|program|expert)-[^"]+)">(.*?)</h[1-6]>', re.S)
+HEADERLINK = re.compile(r'<a class="headerlink".*?</a>', re.S)
+PROGRAM_LINK = re.compile(
+    r'(<a href="([^"]*#(?:case|program|expert)-[^"]*)")([^>]*>(.*?)</a>)', re.S
+)
+ADDRESS_LINK = re.compile(r'(<a href="(https?://[^"]+)")(>\2</a>)')
+WARNING_LINE = re.compile(r'<p class="bt-wrong-fix__warning"')
 # A program's reasoning: a paragraph with a bold lead-in, but what its user wanted.
 # On a program page, a program's section and its fixes' (by their heading ids), up to the next
 # heading.
@@ -67,6 +96,11 @@ PROSE = re.compile(r"<(p|ul|ol)>")
 COMMON = 0.01
 SHORTEST = 3
 COMPOUND = re.compile(r"[a-z0-9]_[a-z]|[a-z][A-Z]")
+PRIVATE = re.compile(r"(?:^|\.)_")
+PLAIN = re.compile(r"[a-z][a-z0-9]*")
+# The standard library (`json`, `deque`) and NumPy (`np.linspace`) are plumbing, like torch:
+# their names are left to the text.
+PLUMBING = {"torch", "numpy", *sys.stdlib_module_names}
 
 _names: dict[str, dict[str | None, list[str]]] = {}  # page URL: section id: names, in order
 # page URL: section id: the commands its consoles run, every one: a command named in many
@@ -74,6 +108,8 @@ _names: dict[str, dict[str | None, list[str]]] = {}  # page URL: section id: nam
 _commands: dict[str, dict[str | None, list[str]]] = {}
 _blocks: Counter = Counter()  # name: how many code blocks use it
 _block_count = [0]
+_prose: set[str] = set()  # every lowercase word of the site's text outside its code blocks
+_titles: dict[str, str] = {}  # a program section's URL (/page/#id): its title's text
 
 
 def on_config(config):
@@ -81,12 +117,15 @@ def on_config(config):
     _commands.clear()
     _blocks.clear()
     _block_count[0] = 0
+    _prose.clear()
+    _titles.clear()
 
 
 def block_names(code: str) -> tuple[list[str], list[str]]:
     """What a reader would search this block for: a Python script's API names, or any line
     that names an exception but this site's own error (every page's text says that one), as
-    readers paste an error message whole; and a console's commands, whole."""
+    readers paste an error message whole; and a console's commands, whole: the script a
+    command runs is named for what it does (`variational_distribution_memo_..._raises.py`)."""
     try:
         return api_names(ast.parse(code)), []
     except (SyntaxError, ValueError):
@@ -104,19 +143,19 @@ def block_names(code: str) -> tuple[list[str], list[str]]:
 def api_names(tree: ast.AST) -> list[str]:
     """The names a reader of this Python code would search for (see the module's docstring).
     torch's own API is the subject of every page's text, and the bulk of every script's names:
-    the names reached from torch are left to the text."""
+    the names reached from torch, or from the standard library, are left to the text."""
     library, torch_names, names = set(), set(), []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 bound = (alias.asname or alias.name).split(".")[0]
-                if alias.name.split(".")[0] == "torch":
+                if alias.name.split(".")[0] in PLUMBING:
                     torch_names.add(bound)
                 else:
                     library.add(bound)
                     names.append(alias.name)
         elif isinstance(node, ast.ImportFrom):
-            from_torch = (node.module or "").split(".")[0] == "torch"
+            from_torch = (node.module or "").split(".")[0] in PLUMBING
             names += [node.module] if node.module and not from_torch else []
             for alias in node.names:
                 (torch_names if from_torch else library).add(alias.asname or alias.name)
@@ -194,11 +233,13 @@ def on_page_content(html_text, page, config, files):
     html_text = TABLE.sub(
         lambda m: (
             m.group(0)
-            if m.group(1).count("<tr") <= LONG_TABLE
+            if m.group(1).count("<tr") <= LONG_TABLE and not _measures(m.group(1))
             else '<table data-search-exclude="true">' + m.group(1) + "</table>"
         ),
         html_text,
     )
+    html_text = ADDRESS_LINK.sub(r'\1 data-search-exclude="true"\3', html_text)
+    html_text = WARNING_LINE.sub(lambda m: m.group(0) + ' data-search-exclude="true"', html_text)
 
     def skim(heading: str, body: str) -> str:
         marked, names = _after_first_paragraph(body)
@@ -213,12 +254,42 @@ def on_page_content(html_text, page, config, files):
     )
     _names[page.url] = sections
     _commands[page.url] = commands
+    _prose.update(PLAIN.findall(re.sub(r"<[^>]+>", " ", CODE_BLOCK.sub("", html_text)).lower()))
+    for m in PROGRAM_HEADING.finditer(html_text):
+        _titles[f"/{page.url}#{m.group(1)}"] = _plain(HEADERLINK.sub("", m.group(2)))
     return html_text
+
+
+def _plain(fragment: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", fragment)).split())
+
+
+def on_env(env, config, files):
+    """Every page written (the search plugin indexes each next): a link whose text is the
+    title of the program section it leads to is marked, the title being indexed there."""
+
+    for file in files.documentation_pages():
+        page = file.page
+        if page is not None and page.content:
+            page.content = PROGRAM_LINK.sub(partial(_mark_title_link, "/" + page.url), page.content)
+    return env
+
+
+def _mark_title_link(url: str, m: re.Match) -> str:
+    if _titles.get(urllib.parse.urljoin(url, m.group(2))) != _plain(m.group(4)):
+        return m.group(0)
+    return m.group(1) + ' data-search-exclude="true"' + m.group(3)
+
+
+def _measures(table: str) -> bool:
+    """Whether most of a table's cells are measurements or counts."""
+    cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in CELL.findall(table)]
+    return 2 * sum(bool(MEASURE.fullmatch(c)) for c in cells) > len(cells)
 
 
 def _after_first_paragraph(section: str) -> tuple[str, list[str]]:
     """The section's paragraphs and lists after its first paragraph, marked for search to skip
-    (its warning line, `<p class=...>`, is not a plain paragraph and stays), and the names in
+    (its warning line, `<p class=...>`, is not a plain paragraph: marked apart), and the names in
     their code spans (`reset_mem()`, `OperatorBC`): what they are about stays searchable."""
     seen = [0]
 
@@ -263,7 +334,13 @@ def on_page_context(context, page, config, nav):
         extra = [
             n
             for n in dict.fromkeys(names)
-            if n not in said and _blocks[n] <= common and n not in added and len(n) >= SHORTEST
+            if n not in said
+            and _blocks[n] <= common
+            and n not in added
+            and len(n) >= SHORTEST
+            and not (PRIVATE.search(n) and " " not in n)
+            and n.split(".")[0] not in PLUMBING
+            and not (PLAIN.fullmatch(n) and n in _prose)
         ]
         # Once a page: in the first section whose code has it (a program's section comes
         # before its fix's, which shows the same script again, changed).
