@@ -159,7 +159,11 @@ def _freed_by(f):
         out.append(
             f"  wrote .grad into: {names} (owned by no optimizer)"
         )
-    if f.recorded and f.order:
+    if f.recorded and f.nested and f.order == "after":
+        # The graph is the function's, run again inside the outer
+        # backward: "after" says nothing about your forward.
+        out.append("order:    rebuilt inside the outer backward")
+    elif f.recorded and f.order:
         out.append(f"order:    {_ORDER[f.order]}")
     out.append(f"since:    {_steps_since(f)}")
     return out
