@@ -175,7 +175,7 @@ def _reached(f):
     if f.only:
         out.append(
             f"only through it: {_shorten(f.only_names)} (detaching it "
-            "leaves them no gradient)"
+            f"leaves {_them(f.only_names)} no gradient)"
         )
     elif not f.through:
         out.append("through it: nothing an optimizer trains")
@@ -187,7 +187,7 @@ def _reached(f):
     if f.outside_names and f.order == "after":
         out.append(
             f"outside it: {_shorten(f.outside_names)} (this loss "
-            "trains them without the value)"
+            f"trains {_them(f.outside_names)} without the value)"
         )
     elif f.order == "after" or held:
         out.append(
@@ -195,6 +195,10 @@ def _reached(f):
             + "".join(f" ({g.name})" for g in held)
         )
     return out
+
+
+def _them(names):
+    return "it" if len(names) == 1 else "them"
 
 
 def _steps_since(f):
