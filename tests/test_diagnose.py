@@ -480,6 +480,60 @@ def test_command_never_breaks_a_program_that_runs(tmp_path, name):
     assert (watched.error, watched.stdout, watched.leaked) == (None, plain.stdout, []), watched
 
 
+# A backward in a helper of yours, then yours: which call the report says to take out. Taking
+# out the other one trains with zeroed gradients (a log cleared them), with none (grad() writes
+# no .grad), or with some (inputs=).
+HELPER = """\
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+
+
+def helper(loss):
+    {call}
+    return 0.0
+
+
+loss = ((model(x) - y) ** 2).mean()
+{before}
+helper(loss)
+{after}
+opt.step()
+"""
+TAKE_OUT = {
+    "log_after_yours": (
+        "loss.backward()", "opt.zero_grad()\nloss.backward()", "",
+        "remove this call (line 10); your script already backpropagated this loss at line 16",
+    ),
+    "log_cleared_before_yours": (
+        "loss.backward()", "", "opt.zero_grad()\nloss.backward()",
+        "take the backward out of helper() (line 10) and read .grad after this one",
+    ),
+    "grad_in_helper": (
+        "torch.autograd.grad(loss, list(model.parameters()))", "", "loss.backward()",
+        "take the grad() call out of helper() (line 10) and read .grad after this one",
+    ),
+    "inputs_in_helper": (
+        "loss.backward(inputs=[model.bias])", "", "loss.backward()",
+        "take the backward out of helper() (line 10) and read .grad after this one",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", TAKE_OUT)
+def test_the_report_names_the_call_to_take_out(tmp_path, name):
+    call, before, after, said = TAKE_OUT[name]
+    script = tmp_path / f"{name}.py"
+    script.write_text(
+        "import torch\n\ntorch.manual_seed(0)\n"
+        + HELPER.format(call=call, before=before, after=after)
+    )
+    run = run_script(driver(), str(script), tmp_path, baseline())
+    assert run.error is not None and MESSAGE in run.error.message, run
+    assert "fix: one-backward\n  one backward for this loss and the one at " in run.stdout, run
+    assert said in run.stdout, run.stdout
+
+
 def test_command_prints_its_usage():
     """As the diagnose page says: run with no arguments, the file says how to use it."""
     run = subprocess.run([sys.executable, str(COMMAND)], capture_output=True, text=True)
