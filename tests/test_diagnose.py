@@ -502,19 +502,27 @@ opt.step()
 """
 TAKE_OUT = {
     "log_after_yours": (
-        "loss.backward()", "opt.zero_grad()\nloss.backward()", "",
+        "loss.backward()",
+        "opt.zero_grad()\nloss.backward()",
+        "",
         "remove this call (line 10); your script already backpropagated this loss at line 16",
     ),
     "log_cleared_before_yours": (
-        "loss.backward()", "", "opt.zero_grad()\nloss.backward()",
+        "loss.backward()",
+        "",
+        "opt.zero_grad()\nloss.backward()",
         "take the backward out of helper() (line 10) and read .grad after this one",
     ),
     "grad_in_helper": (
-        "torch.autograd.grad(loss, list(model.parameters()))", "", "loss.backward()",
+        "torch.autograd.grad(loss, list(model.parameters()))",
+        "",
+        "loss.backward()",
         "take the grad() call out of helper() (line 10) and read .grad after this one",
     ),
     "inputs_in_helper": (
-        "loss.backward(inputs=[model.bias])", "", "loss.backward()",
+        "loss.backward(inputs=[model.bias])",
+        "",
+        "loss.backward()",
         "take the backward out of helper() (line 10) and read .grad after this one",
     ),
 }
