@@ -96,8 +96,7 @@ DECIDING = {
     "updates_left_it": "tensors that backward reached changed since, "
     "none of those behind the value",
     "one_trainer": "at most one optimizer trains the value's "
-    "parameters "
-    "and this graph's",
+    "parameters and this graph's, or one trains both",
 }
 
 
@@ -165,7 +164,10 @@ def _read_owners(f, graph):
             only and theirs and not (_owners(only, opts) & theirs)
         ),
         gan_like=graph.gan_like(f.freed_by, every, only),
-        one_trainer=len(_owners(set(only) | set(new), opts)) <= 1,
+        # Two optimizers over the same parameters (MAML's inner and
+        # meta ones) are one trainer: one of them trains both sides.
+        one_trainer=len(_owners(set(only) | set(new), opts)) <= 1
+        or bool(_owners(only, opts) & _owners(new, opts)),
         only_names=_names(only) if only else [],
         unowned_names=_names(unowned) if unowned else [],
         outside_names=_names(outside) if outside else [],
