@@ -87,6 +87,9 @@ DECIDING = {
     "unowned": "tensors that need a gradient, reached only through the "
     "value, that no optimizer owns",
     "optimizers": "an optimizer owns a leaf of this graph",
+    "hidden": "a reentrant checkpoint in this graph hides the "
+    "parameters its function uses (they show only when its backward "
+    "runs)",
     "trains_outside": "this loss trains parameters without the value",
     "other_model": "this loss trains another optimizer's parameters "
     "than those behind the value",
@@ -156,6 +159,9 @@ def _read_owners(f, graph):
     theirs = _owners(set(outside), opts)
     f.__dict__.update(
         optimizers=bool(opts),
+        hidden=any(
+            _name(n) == "CheckpointFunctionBackward" for n in graph.new
+        ),
         through=len(through),
         only=len(only),
         unowned=len(unowned),

@@ -194,6 +194,11 @@ def _reached(f):
             "outside it: nothing an optimizer trains"
             + "".join(f" ({g.name})" for g in held)
         )
+    if f.hidden:
+        out.append(
+            "  and what a reentrant checkpoint hides: its function's "
+            "parameters show only when its backward runs"
+        )
     return out
 
 

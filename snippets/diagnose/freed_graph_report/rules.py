@@ -193,9 +193,10 @@ def _detach_trains_nothing(f):
     two behind the reused values (a peer's output and your own), a
     detach of the peer's leaves yours; and where no tensor that needs
     a gradient and no optimizer owns is reached (a weight trained by
-    hand)."""
+    hand), and no reentrant checkpoint hides what else it trains."""
     return (
         f.optimizers
+        and not f.hidden
         and f.only
         and f.one_trainer
         and not f.trains_outside
