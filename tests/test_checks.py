@@ -160,6 +160,7 @@ def corpus_table() -> str:
     counts, rows = [], []
     for half, title in HALVES.items():
         tally = dict.fromkeys(("first wrong", "now wrong", "first right", "now right"), 0)
+        looked = 0
         for name in split[half]:
             said = {}
             for kind in ("wrong", "right"):
@@ -171,15 +172,19 @@ def corpus_table() -> str:
                 said[kind] = (was, own)
             source = about[name]["source"]
             link = f"[thread]({source})" if source.startswith("http") else "written"
+            # A held-out program read while a check was written no longer tests that check.
+            seen = " (looked at)" if about[name].get("looked_at") else ""
+            looked += bool(seen)
             rows.append(
                 f"| {name} | {title} | {about[name]['kind']} | {link} | "
-                f"{_flag(said['wrong'][0])} | {_flag(said['wrong'][1])} | "
+                f"{_flag(said['wrong'][0])} | {_flag(said['wrong'][1])}{seen} | "
                 f"{_flag(said['right'][1])} |"
             )
         n = len(split[half])
+        aside = f" ({looked} looked at)" if looked else ""
         counts.append(
-            f"| {title} ({n} pairs) | {tally['first wrong']} of {n} | {tally['now wrong']} of {n} "
-            f"| {tally['first right']} of {n} | {tally['now right']} of {n} |"
+            f"| {title} ({n} pairs) | {tally['first wrong']} of {n} | {tally['now wrong']} of {n}"
+            f"{aside} | {tally['first right']} of {n} | {tally['now right']} of {n} |"
         )
     return (
         "| Programs | Wrong fixes flagged, first try | Now | False alarms on the right "

@@ -35,6 +35,7 @@ from .watching import (
     _is_library,
     _name,
     _package,
+    _ReadGrad,
     _same,
     _yours,
     changed_since,
@@ -774,10 +775,11 @@ CHECKING = {
     "reruns": "the earlier backward calls whose kept graphs that "
     "backward ran again (more than one: history across steps)",
     "double": "a backward() of a loss whose gradients, from an "
-    "earlier backward() of it since the last optimizer step, were "
-    "still in .grad",
+    "earlier backward() of it (or of a loss it sums as a term) since "
+    "the last optimizer step, were still in .grad",
     "dead": "the loss backpropagated took in, as a term of a sum, a "
-    "value made from a gradient with no graph",
+    "value made from a gradient with no graph (from autograd.grad() "
+    "without create_graph=True, or read from .grad)",
 }
 
 
@@ -803,6 +805,7 @@ def _rerun(call):
         double=bool(call.double),
         dead=False,
         call=call,
+        term=call.term,
         kept=kept,
         steps=steps_between(kept.number, call.number),
     )
@@ -810,12 +813,16 @@ def _rerun(call):
 
 def _dead(call):
     """The finding for a loss that took in a gradient's dead term."""
+    taken, read = call.dead[0], None
+    if isinstance(taken, _ReadGrad):  # a backward() wrote it to .grad
+        taken, read = taken.site, taken.read
     return Facts(
         stale=0,
         reruns=0,
         double=False,
         dead=True,
         call=call,
-        taken=_frames(call.dead[0]),
+        taken=_frames(taken),
+        read=read,
         summed=call.dead[1],
     )

@@ -442,8 +442,11 @@ def check_lines():
 
 
 def _sites(finding):
+    """The lines a check names (a term that adds nothing, and a loss
+    counted twice, may name the same two)."""
     if finding.dead:
         return (
+            "dead",
             _first_yours(finding.taken),
             _first_yours(finding.summed),
         )
@@ -466,18 +469,7 @@ def _check_text(check, f, times):
     )
     out = [f"check: {check.name}{calls}"]
     if f.dead:
-        taken = _yours(f.taken)
-        line = f"line {taken[-1][1]}" if taken else "the earlier call"
-        return out + [
-            f"  taken at {_first_yours(f.taken)}",
-            f"  summed at {_first_yours(f.summed)}",
-            "harm:     that term has no graph: it adds nothing to any "
-            "parameter's gradient",
-            f"why:      {SITE}{check.see}",
-            "fix: create-graph",
-            f"  create_graph=True in the call at {line}",
-            f"see: {SITE}fix/#create-graph",
-        ]
+        return out + _dead_text(check, f)
     out += [
         f"  kept at  {_where_called(f.kept)}",
         f"  ran at   {_where_called(f.call)}",
@@ -485,6 +477,30 @@ def _check_text(check, f, times):
         f"why:      {SITE}{check.see}",
     ]
     return out + getattr(f.call, "hidden", [])
+
+
+def _dead_text(check, f):
+    taken = _yours(f.taken)
+    line = f"line {taken[-1][1]}" if taken else "the earlier call"
+    read = f.read and _yours(f.read)
+    apply = f"  create_graph=True in the call at {line}"
+    if read:  # read from .grad: grad() gives a gradient with a graph
+        apply = (
+            "  torch.autograd.grad(..., create_graph=True) in place of "
+            f"the backward at {line} and the .grad read at line "
+            f"{read[-1][1]}"
+        )
+    return [
+        f"  taken at {_first_yours(f.taken)}",
+        *([f"  read at  {_first_yours(f.read)}"] if read else []),
+        f"  summed at {_first_yours(f.summed)}",
+        "harm:     that term has no graph: it adds nothing to any "
+        "parameter's gradient",
+        f"why:      {SITE}{check.see}",
+        "fix: create-graph",
+        apply,
+        f"see: {SITE}fix/#create-graph",
+    ]
 
 
 def _harm(f):
@@ -506,6 +522,12 @@ def _harm(f):
         return (
             f"{between} changed {_count(f.stale, 'parameter')} that "
             "graph saved: this gradient came from their old values"
+        )
+    if f.term:
+        return (
+            "the loss backpropagated there is a term of this one, and "
+            "its gradients were still in .grad: this step counts it "
+            "twice"
         )
     return (
         "the gradients of that loss were still in .grad: this step "

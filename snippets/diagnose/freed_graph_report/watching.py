@@ -188,6 +188,7 @@ class _Call:
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
         self.stale, self.double = [], None
+        self.term = False  # that earlier loss is a term of this one
         # The site of the backward running when this one began: a
         # backward inside a backward (a reentrant checkpoint's, a
         # reversible layer's, a custom Function's).
@@ -586,25 +587,28 @@ def _stale_under(call, leaves):
 
 def _again(roots, nrs, kind, outs, inputs):
     """An earlier backward() of the same loss (the same output of the
-    same node, or a constant multiple of it), since the last optimizer
-    step, whose gradients are still in the .grad of a leaf this call
-    may write (one of its `inputs`, if given): this call would add
-    them a second time."""
+    same node, or a constant multiple of it), or of a loss this one
+    sums as a term, since the last optimizer step, whose gradients are
+    still in the .grad of a leaf this call may write (one of its
+    `inputs`, if given): this call would add them a second time. The
+    call, and whether that loss is a term of this one."""
     if kind != "backward()":
-        return None
+        return None, False
     only = inputs and {id(t) for t in inputs}
+    seeds = _copies(outs)
     for root, nr in zip(roots, nrs):
-        for node, n in _scaled_edges(root, nr):
+        scaled = _scaled_edges(root, nr)
+        for node, n in scaled + _terms(scaled[-1], seeds):
             for c, cn in node.metadata.get(ROOT_NR, ()):
                 if (
                     cn == n
                     and c.kind == "backward()"
                     and c.number > _LAST_STEP[0]
-                    and _same(c.grad_outputs, _copies(outs))
+                    and _same(c.grad_outputs, seeds)
                     and _grads_left(c, only)
                 ):
-                    return c
-    return None
+                    return c, (node, n) not in scaled
+    return None, False
 
 
 def _grads_left(call, only=None):
@@ -667,6 +671,39 @@ def _scaled_edges(root, nr, most=3):
         if len(kids) != 1 or _is_leaf(kids[0][0]):
             break
         found.append(kids[0])
+    return found
+
+
+# A sum passes its gradient to each term unchanged, or times a
+# constant: a loss that is a term of another gets that gradient again.
+_LINEAR = {
+    "AddBackward0",
+    "NegBackward0",
+    "StackBackward0",
+    "SumBackward0",
+    "MeanBackward0",
+} | _SCALINGS
+
+
+def _terms(edge, seeds, most=64):
+    """The (node, output number) of the scalar losses a scalar loss
+    sums, through sums and constant multiples: none where the loss was
+    given a gradient of its own (`seeds`)."""
+    if seeds is not None:
+        return []
+    found, todo, seen = [], [edge], set()
+    while todo and len(seen) < most:
+        node, nr = todo.pop()
+        if node in seen or _name(node) not in _LINEAR:
+            continue
+        seen.add(node)
+        kids = [(c, n) for c, n in node.next_functions if c]
+        if _name(node) in _SCALINGS and len(kids) != 1:
+            continue  # a product of two losses: not a constant multiple
+        for kid in kids:
+            if not _is_leaf(kid[0]):
+                found.append(kid)
+                todo.append(kid)
     return found
 
 
@@ -772,8 +809,8 @@ def _wrap(real, kind, reporter):
         roots = [t.grad_fn for t in tensors if t.grad_fn]
         nrs = [t.output_nr for t in tensors if t.grad_fn]
         site, ours, seq = _site(), False, _seq_now()
-        again = _again(roots, nrs, kind, outs, inputs)
-        dead = _MARKING.stop(tensors)
+        again, term = _again(roots, nrs, kind, outs, inputs)
+        dead = _MARKING.stop(tensors, kind == "backward()")
         # Inside a backward of this thread (the engine runs a node's
         # backward now): its site, if one of the calls watched is it.
         inside = torch._C._current_autograd_node() is not None
@@ -783,6 +820,8 @@ def _wrap(real, kind, reporter):
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
                 _MARKING.start(_as_list(result), site)
+            elif keep and not create:
+                _MARKING.reads(site)  # .grad, read before its next use
             return result
         except RuntimeError as error:
             ours = MESSAGE in str(error)
@@ -797,6 +836,8 @@ def _wrap(real, kind, reporter):
             raise
         finally:
             _RUNNING.pop()
+            if kind == "autograd.grad()":
+                _MARKING.resume()
             if not ours:
                 ran = _Call(
                     _next_number(),
@@ -808,6 +849,7 @@ def _wrap(real, kind, reporter):
                     _copies(outs),
                 )
                 ran.seq, ran.double, ran.dead = seq, again, dead
+                ran.term = term
                 ran.root_nrs = nrs
                 ran.within = within and _frames(within)
                 _record(ran, roots, inputs, reporter)
@@ -838,6 +880,7 @@ def _frames(stack):
 
 
 def _after_step(optimizer, args, kwargs):
+    _MARKING.stop(())  # a penalty is summed before the step it trains
     _STEPPED.add(optimizer)
     name = type(optimizer).__name__
     _LAST_STEP[0] = _next_number()
@@ -858,8 +901,9 @@ def _after_step(optimizer, args, kwargs):
 
 class _Marking(torch.overrides.TorchFunctionMode):
     """On between a gradient taken with no graph (autograd.grad()
-    without create_graph=True; not in a program that uses
-    torch.compile) and the next backward: what is computed from that
+    without create_graph=True, or a backward() that keeps its graph
+    and writes .grad; not in a program that uses torch.compile) and the
+    next backward() or optimizer step: what is computed from that
     gradient is marked, and a sum that takes in a marked value with no
     graph as one term (a penalty) is noted: that term adds nothing to
     any gradient."""
@@ -867,6 +911,18 @@ class _Marking(torch.overrides.TorchFunctionMode):
     def __init__(self):
         super().__init__()
         self.on = False
+        self.backward = None  # the site of a backward whose .grad reads
+        # are gradients with no graph
+
+    def reads(self, site):
+        """Mark what is read from .grad, and computed from it, after
+        the backward() at `site` kept its graph: a loss may sum it."""
+        if _compiled():
+            return
+        self.backward = site
+        if not self.on:
+            self.__enter__()
+            self.on = True
 
     def start(self, grads, site):
         """Mark these gradients, made with no graph by a call at
@@ -881,22 +937,56 @@ class _Marking(torch.overrides.TorchFunctionMode):
             self.__enter__()
             self.on = True
 
-    def stop(self, tensors):
-        """Leave marking before a backward; the term, if the tensors
-        backpropagated now took one in."""
+    def stop(self, tensors, leave=True):
+        """Stop marking before a backward() or grad() call (its real
+        call would come back through this mode), and leave it (`leave`)
+        before a backward() or after an optimizer step: after a grad()
+        call a loss may still sum what was marked. The term, if the
+        tensors backpropagated now took one in."""
         dead = [_get(_DEAD, t) for t in tensors or () if _get(_DEAD, t)]
         if self.on and _top_mode() is self:
             self.__exit__(None, None, None)
             self.on = False
-        _MARKED.clear()
-        _DEAD.clear()
+        if leave:
+            self.backward = None
+            _MARKED.clear()
+            _DEAD.clear()
         return dead[0] if dead else None
+
+    def resume(self):
+        """Go on marking after a grad() call, while anything is
+        marked."""
+        if self.on or _compiled():
+            return
+        if _MARKED or _DEAD or self.backward is not None:
+            self.__enter__()
+            self.on = True
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if self.on and _MARKED:
+        if not self.on:
+            return out
+        if self.backward is not None and func == _GRAD_GET:
+            # Your code's reads: an optimizer's are not a loss's terms.
+            path = sys._getframe(1).f_code.co_filename
+            tensor = isinstance(out, torch.Tensor) and not out.grad_fn
+            if tensor and not _is_library(path):
+                read = _ReadGrad(self.backward, _stack_here(1))
+                _put(_MARKED, out, read)
+        elif _MARKED:
             _mark(func, args, kwargs or {}, out)
         return out
+
+
+_GRAD_GET = torch.Tensor.grad.__get__
+
+
+class _ReadGrad:
+    """A gradient read from .grad: the backward() that wrote it, and
+    where it was read."""
+
+    def __init__(self, site, read):
+        self.site, self.read = site, read
 
 
 def _mark(func, args, kwargs, out):
@@ -916,7 +1006,7 @@ def _mark(func, args, kwargs, out):
     ]
     site = _get(_MARKED, marked[0]) if marked else None
     for o in outs:
-        if marked:
+        if marked and not o.requires_grad:  # a gradient has no graph
             _put(_MARKED, o, site)
         if dead:
             _put(_DEAD, o, dead[0])
