@@ -915,11 +915,17 @@ class _Marking(torch.overrides.TorchFunctionMode):
         # are gradients with no graph
 
     def reads(self, site):
-        """Mark what is read from .grad, and computed from it, after
-        the backward() at `site` kept its graph: a loss may sum it."""
+        """Mark what your code reads from .grad, and computes from it,
+        after the backward() at `site` kept its graph: a loss may sum
+        it. Until then only .grad reads cost anything."""
         if _compiled():
             return
         self.backward = site
+        torch.Tensor.grad = _READ_GRAD
+
+    def read(self, grad):
+        """Mark a gradient your code read from .grad."""
+        _put(_MARKED, grad, _ReadGrad(self.backward, _stack_here(2)))
         if not self.on:
             self.__enter__()
             self.on = True
@@ -949,6 +955,8 @@ class _Marking(torch.overrides.TorchFunctionMode):
             self.on = False
         if leave:
             self.backward = None
+            if "grad" in torch.Tensor.__dict__:
+                del torch.Tensor.grad  # TensorBase's again
             _MARKED.clear()
             _DEAD.clear()
         return dead[0] if dead else None
@@ -958,27 +966,32 @@ class _Marking(torch.overrides.TorchFunctionMode):
         marked."""
         if self.on or _compiled():
             return
-        if _MARKED or _DEAD or self.backward is not None:
+        if _MARKED or _DEAD:
             self.__enter__()
             self.on = True
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if not self.on:
-            return out
-        if self.backward is not None and func == _GRAD_GET:
-            # Your code's reads: an optimizer's are not a loss's terms.
-            path = sys._getframe(1).f_code.co_filename
-            tensor = isinstance(out, torch.Tensor) and not out.grad_fn
-            if tensor and not _is_library(path):
-                read = _ReadGrad(self.backward, _stack_here(1))
-                _put(_MARKED, out, read)
-        elif _MARKED:
+        if self.on and _MARKED:
             _mark(func, args, kwargs or {}, out)
         return out
 
 
-_GRAD_GET = torch.Tensor.grad.__get__
+_GRAD = torch._C.TensorBase.__dict__["grad"]
+
+
+def _read_grad(tensor):
+    grad = _GRAD.__get__(tensor)
+    # Your code's reads: an optimizer's are not a loss's terms.
+    yours = not _is_library(sys._getframe(1).f_code.co_filename)
+    if yours and grad is not None and not grad.grad_fn:
+        _MARKING.read(grad)
+    return grad
+
+
+# Tensor.grad while marking reads: TensorBase's, and a mark on what
+# your code reads.
+_READ_GRAD = property(_read_grad, _GRAD.__set__, _GRAD.__delete__)
 
 
 class _ReadGrad:
