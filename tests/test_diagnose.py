@@ -810,3 +810,11 @@ def test_the_served_file_is_the_parts_assembled_and_clean():
             cwd=ROOT,
         )
         assert run.returncode == 0, f"ruff {' '.join(args)} on the assembled command:\n{run.stdout}"
+
+
+def test_the_report_knows_every_library_page():
+    """The report names the site's page for the library that made a value: each page it names
+    exists, and each library page is named (a new page needs its package in the table)."""
+    named = set(command()["LIBRARY_PAGES"].values())
+    pages = {p.stem for p in (ROOT / "docs" / "libraries").glob("*.md")} - {"index"}
+    assert named == pages, f"named, no page: {named - pages}; pages not named: {pages - named}"

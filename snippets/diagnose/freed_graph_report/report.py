@@ -9,13 +9,16 @@ from .facts import _option, findings, read
 from .rules import APPLY, CHECKS, checked, decide, guards
 from .watching import (
     _PACKAGES,
+    _TORCH_DIR,
     RAN,
     _chain,
+    _is_here,
     _is_leaf,
     _is_library,
     _line,
     _made,
     _name,
+    _package,
     _ran_by,
     _where,
     _yours,
@@ -329,9 +332,52 @@ def _at(label, node, now):
     made, via = _where(_made(node), now)
     if made is None:
         return [f"  {label}  line unknown: made before watching began"]
-    return [f"  {label}  {_line(made)}"] + (
-        [f"      via  {_line(via)}"] if via else []
+    return (
+        [f"  {label}  {_line(made)}"]
+        + ([f"      via  {_line(via)}"] if via else [])
+        + (_inside(_made(node)) if label == "made at" else [])
     )
+
+
+# The packages this site has a page for: the page shows that library's
+# own ways to rebuild or clear what it keeps.
+LIBRARY_PAGES = {
+    "accelerate": "accelerate",
+    "botorch": "botorch",
+    "deepxde": "deepxde",
+    "diffusers": "diffusers",
+    "gpytorch": "gpytorch",
+    "keras": "keras",
+    "kornia": "kornia",
+    "pyro": "pyro",
+    "pytorch_lightning": "pytorch-lightning",
+    "pytorch_metric_learning": "pytorch-metric-learning",
+    "snntorch": "snntorch",
+    "titans_pytorch": "titans-pytorch",
+    "torch_frame": "pytorch-frame",
+    "torch_geometric": "torch-geometric",
+    "torchflows": "torchflows",
+    "torchmetrics": "torchmetrics",
+    "torchsurv": "torchsurv",
+    "transformers": "transformers",
+}
+
+
+def _inside(frames):
+    """The library call your line made that made the value (the first
+    frame outside torch after your last), and the site's page for it."""
+    mine = [i for i, f in enumerate(frames) if not _is_library(f[0])]
+    for path, _, function in frames[mine[-1] + 1 :] if mine else ():
+        if path.startswith(_TORCH_DIR) or _is_here(path):
+            continue
+        package = _package(path)
+        if not package:
+            return []
+        where = path.split(f"{os.sep}{package}{os.sep}", 1)[-1]
+        page = LIBRARY_PAGES.get(package)
+        see = f"; {SITE}libraries/{page}/" if page else ""
+        return [f"   inside  {package} ({where}, {function}){see}"]
+    return []
 
 
 def _shorten(names, most=4):
