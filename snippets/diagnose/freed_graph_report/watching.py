@@ -599,16 +599,24 @@ def _again(roots, nrs, kind, outs, inputs):
     for root, nr in zip(roots, nrs):
         scaled = _scaled_edges(root, nr)
         for node, n in scaled + _terms(scaled[-1], seeds):
-            for c, cn in node.metadata.get(ROOT_NR, ()):
+            term = (node, n) not in scaled
+            for c in _roots_of(node, n, term):
                 if (
-                    cn == n
-                    and c.kind == "backward()"
+                    c.kind == "backward()"
                     and c.number > _LAST_STEP[0]
                     and _same(c.grad_outputs, seeds)
                     and _grads_left(c, only)
                 ):
-                    return c, (node, n) not in scaled
+                    return c, term
     return None, False
+
+
+def _roots_of(node, nr, term):
+    """The calls that backpropagated this output of the node as their
+    loss; for a term, also those that backpropagated a constant multiple
+    of it (a loss times a scale, as GradScaler's)."""
+    calls = [c for c, n in node.metadata.get(ROOT_NR, ()) if n == nr]
+    return calls + (node.metadata.get(ROOT, []) if term else [])
 
 
 def _grads_left(call, only=None):
