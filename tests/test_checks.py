@@ -264,3 +264,70 @@ def test_a_correct_program_makes_the_command_print_nothing(tmp_path, name):
     script.write_text("import torch\nfrom torch import nn\n\n" + CORRECT[name] + 'print("ok")\n')
     run = run_script(diagnosed.driver(), str(script), tmp_path, diagnosed.baseline())
     assert (run.error, run.stdout) == (None, "ok\n"), run
+
+
+# Programs near the checks, from a review: correct ones that once drew a false alarm or a
+# crash, and mistakes the checks once missed. Each is a loop of two steps on a small model.
+_MODEL = """import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+"""
+_STEP = """for step in range(2):
+    x, y = torch.randn(16, 4, requires_grad=True), torch.randn(16, 1)
+    opt.zero_grad()
+    out = model(x)
+    loss = nn.functional.mse_loss(out, y)
+    loss.backward(retain_graph=True)
+"""
+NEAR = {
+    # An adversarial example from the input's .grad, the clean pass's gradients dropped.
+    "fgsm_input_grad_left": (
+        _STEP + "    x_adv = (x + 0.1 * x.grad.sign()).detach()\n    opt.zero_grad()\n"
+        "    adv = nn.functional.mse_loss(model(x_adv), y)\n"
+        "    (0.5 * loss + 0.5 * adv).backward()\n    opt.step()\n",
+        "",
+    ),
+    # A step by hand, p - lr * p.grad written back: an update, not a penalty.
+    "update_by_hand": (
+        _STEP + "    with torch.no_grad():\n        for p in model.parameters():\n"
+        "            p.copy_(p - 0.1 * p.grad)\n            p.grad = None\n",
+        "",
+    ),
+    # torch.compile's first call while .grad reads are marked.
+    "compiled_after_grad_read": (
+        "@torch.compile(backend='eager')\ndef aux(out):\n    return out.abs().mean()\n\n\n"
+        + _STEP
+        + "    norm = model[0].weight.grad.norm()\n    aux(out).backward()\n    opt.step()\n",
+        "",
+    ),
+    # The penalty summed in place, onto a clone of the loss.
+    "penalty_added_in_place": (
+        _STEP + "    total = loss.clone()\n    total += 0.1 * x.grad.pow(2).sum()\n"
+        "    total.backward()\n    opt.step()\n",
+        "gradient-term-adds-nothing",
+    ),
+    # The penalty and the loss stacked, then summed.
+    "penalty_stacked": (
+        _STEP + "    penalty = x.grad.pow(2).sum()\n"
+        "    torch.stack([loss, 0.1 * penalty]).sum().backward()\n    opt.step()\n",
+        "gradient-term-adds-nothing",
+    ),
+    # The first loss again, as the first operand of a difference (an entropy bonus).
+    "loss_minus_bonus": (
+        _STEP + "    (loss - 0.01 * out.abs().mean()).backward()\n    opt.step()\n",
+        "double-backward",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEAR))
+def test_programs_near_the_checks(name, tmp_path):
+    body, want = NEAR[name]
+    script = tmp_path / f"{name}.py"
+    script.write_text(_MODEL + body)
+    result = run_script(diagnosed.driver(), str(script), tmp_path, diagnosed.baseline())
+    assert result.error is None, f"{name}: {result.error}"
+    said = re.findall(r"^check: (\S+)", result.stdout, re.M)
+    assert said == ([want] if want else []), f"{name}:\n{result.stdout}"

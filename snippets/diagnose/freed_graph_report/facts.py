@@ -791,7 +791,10 @@ def findings():
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
             found.append(_dead(call))
-        if call.stale or (call.double and _LAST_STEP[0] > call.number):
+        # A gradient term read from the first backward, and that loss
+        # counted again: one mistake, and create-graph mends both.
+        twice = call.double and not (call.dead and call.term)
+        if call.stale or (twice and _LAST_STEP[0] > call.number):
             found.append(_rerun(call))
     return found
 

@@ -225,7 +225,10 @@ _STEPPED_WITH_GRAD = deque(maxlen=512)
 # Both by id, with a weakref to tell a reused id: a tensor's == is
 # elementwise, so it cannot be a dictionary key.
 _MARKED, _DEAD = {}, {}
-_SUMS = {"add", "sub", "__add__", "__radd__", "__sub__", "__rsub__"}
+_SUMS = {
+    "add", "sub", "__add__", "__radd__", "__sub__", "__rsub__",
+    "add_", "sub_", "__iadd__", "__isub__", "stack",
+}  # fmt: skip
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
@@ -605,7 +608,7 @@ def _again(roots, nrs, kind, outs, inputs):
                     c.kind == "backward()"
                     and c.number > _LAST_STEP[0]
                     and _same(c.grad_outputs, seeds)
-                    and _grads_left(c, only)
+                    and _grads_left(c, only, trained=term)
                 ):
                     return c, term
     return None, False
@@ -619,21 +622,39 @@ def _roots_of(node, nr, term):
     return calls + (node.metadata.get(ROOT, []) if term else [])
 
 
-def _grads_left(call, only=None):
-    """True if a leaf the call reached (of the ids `only`, if given)
-    still holds a non-zero .grad."""
+def _grads_left(call, only=None, trained=False):
+    """True if a leaf the call reached (of the ids `only`, if given;
+    only parameters, if `trained`: an input's .grad, as an adversarial
+    example reads it, is not a step's gradient) still holds a non-zero
+    .grad."""
+    params = trained and _trained()
     for i, (ref, _) in call.versions.items():
         leaf = ref()
         if (
             leaf is None
             or leaf.grad is None
             or (only and i not in only)
+            or (trained and i not in params and not _is_param(leaf))
         ):
             continue
         with contextlib.suppress(RuntimeError, TypeError):
             if leaf.grad.any():
                 return True
     return False
+
+
+def _trained():
+    """The ids of the tensors the optimizers seen stepping update."""
+    return {
+        id(p)
+        for o in list(_STEPPED)
+        for group in o.param_groups
+        for p in group["params"]
+    }
+
+
+def _is_param(leaf):
+    return isinstance(leaf, torch.nn.Parameter)
 
 
 def _same(a, b):
@@ -686,11 +707,12 @@ def _scaled_edges(root, nr, most=3):
 # constant: a loss that is a term of another gets that gradient again.
 _LINEAR = {
     "AddBackward0",
-    "NegBackward0",
+    "SubBackward0",
+    "CloneBackward0",
     "StackBackward0",
     "SumBackward0",
     "MeanBackward0",
-} | _SCALINGS
+} | _SCALINGS - {"NegBackward0"}  # a negated loss cancels, not counts
 
 
 def _terms(edge, seeds, most=64):
@@ -708,6 +730,8 @@ def _terms(edge, seeds, most=64):
         kids = [(c, n) for c, n in node.next_functions if c]
         if _name(node) in _SCALINGS and len(kids) != 1:
             continue  # a product of two losses: not a constant multiple
+        if _name(node) == "SubBackward0":  # what it subtracts is not
+            kids = [e for e in node.next_functions[:1] if e[0]]  # added
         for kid in kids:
             if not _is_leaf(kid[0]):
                 found.append(kid)
@@ -980,9 +1004,19 @@ class _Marking(torch.overrides.TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
+        if torch.compiler.is_compiling():
+            return out  # what torch.compile traces is not marked
         if self.on and _MARKED:
             _mark(func, args, kwargs or {}, out)
         return out
+
+    def pause(self):
+        """Leave the mode before Tensor.backward(), keeping the marks:
+        inside the mode's own handler, the backward could not leave
+        it."""
+        if self.on and _top_mode() is self:
+            self.__exit__(None, None, None)
+            self.on = False
 
 
 _GRAD = torch._C.TensorBase.__dict__["grad"]
@@ -1029,13 +1063,15 @@ def _mark(func, args, kwargs, out):
     for o in outs:
         if marked and not o.requires_grad:  # a gradient has no graph
             _put(_MARKED, o, site)
-        if dead:
+        if dead and not o.is_leaf:  # a loss, not a parameter updated
             _put(_DEAD, o, dead[0])
     term = [t for t in marked if not t.requires_grad and t.numel() == 1]
+    # A loss has a graph: a parameter updated with its gradient (p - lr
+    # * g, a first-order inner step) is a leaf.
     if (
         term
         and getattr(func, "__name__", "") in _SUMS
-        and any(t.requires_grad for t in flat)
+        and any(t.requires_grad and not t.is_leaf for t in flat)
     ):
         for o in outs:
             _put(_DEAD, o, (_get(_MARKED, term[0]), _stack_here(1)))
@@ -1160,6 +1196,7 @@ def recording(reporter):
         return
     grad = torch.autograd
     real = grad.backward, grad.grad
+    real_tensor_backward = torch.Tensor.backward
     _WATCHING.append(True)
     _FINDINGS.clear()  # the checks read this block's run only
     _STEPPED_WITH_GRAD.clear()
@@ -1169,6 +1206,10 @@ def recording(reporter):
         with contextlib.ExitStack() as stack:
             grad.backward = _wrap(real[0], "backward()", reporter)
             grad.grad = _wrap(real[1], "autograd.grad()", reporter)
+            torch.Tensor.backward = _pausing(real_tensor_backward)
+            stack.callback(
+                setattr, torch.Tensor, "backward", real_tensor_backward
+            )
             hook = register_optimizer_step_post_hook(_after_step)
             stack.callback(hook.remove)
             _record_creation(stack)
@@ -1177,6 +1218,15 @@ def recording(reporter):
         grad.backward, grad.grad = real
         _MARKING.stop(())
         _WATCHING.pop()
+
+
+def _pausing(real):
+    def backward(self, *args, **kwargs):
+        _MARKING.pause()
+        return real(self, *args, **kwargs)
+
+    backward.__wrapped__ = real
+    return backward
 
 
 def _record_creation(stack):
