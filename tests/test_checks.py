@@ -182,8 +182,10 @@ def corpus_table() -> str:
             # A held-out program read while a check was written no longer tests that check.
             seen = " (looked at)" if about[name].get("looked_at") else ""
             looked += bool(seen)
+            # A name is one long word: on paper it must break to fit the page.
+            shown = name.replace("_", "_<wbr>")
             rows.append(
-                f"| {name} | {title} | {about[name]['kind']} | {link} | "
+                f"| {shown} | {title} | {about[name]['kind']} | {link} | "
                 f"{_flag(said['wrong'][0])} | {_flag(said['wrong'][1])}{seen} | "
                 f"{_flag(said['right'][1])} |"
             )
