@@ -958,9 +958,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
     def read(self, grad):
         """Mark a gradient your code read from .grad."""
         _put(_MARKED, grad, _ReadGrad(self.backward, _stack_here(2)))
-        if not self.on:
-            self.__enter__()
-            self.on = True
+        self._enter()
 
     def start(self, grads, site):
         """Mark these gradients, made with no graph by a call at
@@ -971,9 +969,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
             return  # torch.compile traces a mode as its own: keep out
         for g in grads:
             _put(_MARKED, g, site)
-        if not self.on:
-            self.__enter__()
-            self.on = True
+        self._enter()
 
     def stop(self, tensors, leave=True):
         """Stop marking before a backward() or grad() call (its real
@@ -982,9 +978,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
         call a loss may still sum what was marked. The term, if the
         tensors backpropagated now took one in."""
         dead = [_get(_DEAD, t) for t in tensors or () if _get(_DEAD, t)]
-        if self.on and _top_mode() is self:
-            self.__exit__(None, None, None)
-            self.on = False
+        self.pause()
         if leave:
             self.backward = None
             if "grad" in torch.Tensor.__dict__:
@@ -996,9 +990,11 @@ class _Marking(torch.overrides.TorchFunctionMode):
     def resume(self):
         """Go on marking after a grad() call, while anything is
         marked."""
-        if self.on or _compiled():
-            return
-        if _MARKED or _DEAD:
+        if (_MARKED or _DEAD) and not _compiled():
+            self._enter()
+
+    def _enter(self):
+        if not self.on:
             self.__enter__()
             self.on = True
 
