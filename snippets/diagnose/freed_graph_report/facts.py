@@ -58,6 +58,9 @@ DECIDING = {
     "and the other an installed package's",
     "grad_without_graph": "autograd.grad() without create_graph=True "
     "freed it",
+    "first_order": "that call was a library's that takes an inner "
+    "loop's gradients first order when told to (FIRST_ORDER): first "
+    "order by your choice, not a missing create_graph=True",
     "grad_inputs_here": "this graph takes in an input that grad() call "
     "took the gradient for",
     "grad_inputs_trained": "an optimizer trains an input that grad() "
@@ -250,6 +253,9 @@ def _read_shape(f, graph):
         library_and_yours=(by.by is None) != (f.caller is None),
         grad_without_graph=by.kind == "autograd.grad()"
         and not by.create_graph,
+        first_order=by.kind == "autograd.grad()"
+        and not by.create_graph
+        and by.by in FIRST_ORDER,
         grad_inputs_here=any(i in graph.leaves_new for i in inputs),
         grad_inputs_trained=any(i in f._trained for i in inputs),
         new_forward=graph.new_forward(by),
@@ -264,6 +270,11 @@ def _read_shape(f, graph):
         freed_line=_your_line(by.site),
         this_line=_your_line(f.site),
     )
+
+
+# Libraries that take an inner loop's gradients with no graph when you
+# ask for first order, and the option that asks.
+FIRST_ORDER = {"higher": "track_higher_grads=False"}
 
 
 # Libraries whose backward runs backward() block by block, and their

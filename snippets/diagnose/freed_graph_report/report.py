@@ -5,7 +5,7 @@ import os
 
 import torch
 
-from .facts import _option, findings, read
+from .facts import FIRST_ORDER, _option, findings, read
 from .rules import APPLY, CHECKS, checked, decide, guards
 from .watching import (
     _PACKAGES,
@@ -247,6 +247,7 @@ def _said(f):
         "used_line": _line_of(_used_line(f), None),
         "inner": _inner(f.nested_in) if f.nested_in else None,
         "option": _option(f.nested_in) if f.nested_in else None,
+        "first_order": FIRST_ORDER.get(f.freed_by.by or ""),
         "which": _which(f),
     }
 

@@ -81,6 +81,11 @@ APPLY = {
     "graph for the next call, and every call adds its share",
     "one-backward library": "remove the backward at {your_line}: "
     "{package} backpropagates this loss itself",
+    "detach first-order": "detach {value} for the inner steps "
+    "({package} takes their gradients first order: {first_order}), "
+    "then add what "
+    "they changed to {value}, detached, for the outer loss: it still "
+    "trains what made {value}",
     "create-graph earlier": "create_graph=True in the call at {line}",
     "retain-graph earlier": "retain_graph=True in the call at {line}",
 }
@@ -292,6 +297,16 @@ def _grad_then_new_sum(f):
         and f.loss
         and f.new_forward
     )
+
+
+@rule("first-order-inner-loop", "detach", "first-order")
+def _first_order_inner_loop(f):
+    """A library's inner loop, kept first order by your choice
+    (higher's track_higher_grads=False), took its gradients through
+    the value: create_graph=True would make it second order. The inner
+    steps adapt a detached copy; the outer loss adds what they changed
+    to the value as a constant, and trains what made it."""
+    return f.first_order and not f.own_tensor and not f.stale
 
 
 @rule("grad-for-inputs", "create-graph", "earlier")
