@@ -58,6 +58,9 @@ DECIDING = {
     "and the other an installed package's",
     "grad_without_graph": "autograd.grad() without create_graph=True "
     "freed it",
+    "timed": "that call ran in a statement timeit (or "
+    "torch.utils.benchmark) runs again: the same backward, repeated "
+    "on purpose",
     "first_order": "that call was a library's that takes an inner "
     "loop's gradients first order when told to (FIRST_ORDER): first "
     "order by your choice, not a missing create_graph=True",
@@ -253,6 +256,7 @@ def _read_shape(f, graph):
         library_and_yours=(by.by is None) != (f.caller is None),
         grad_without_graph=by.kind == "autograd.grad()"
         and not by.create_graph,
+        timed=any(path == _TIMED for path, _, _ in by.site),
         first_order=by.kind == "autograd.grad()"
         and not by.create_graph
         and by.by in FIRST_ORDER,
@@ -271,6 +275,10 @@ def _read_shape(f, graph):
         this_line=_your_line(f.site),
     )
 
+
+# The file name timeit gives the statement it times (so does
+# torch.utils.benchmark, which times with it).
+_TIMED = "<timeit-src>"
 
 # Libraries that take an inner loop's gradients with no graph when you
 # ask for first order, and the option that asks.

@@ -86,6 +86,9 @@ APPLY = {
     "then add what "
     "they changed to {value}, detached, for the outer loss: it still "
     "trains what made {value}",
+    "retain-graph timed": "retain_graph=True in the statement the "
+    "timer repeats (each run adds the same gradient to .grad; zero it "
+    "in the statement if a run must see only its own)",
     "create-graph earlier": "create_graph=True in the call at {line}",
     "retain-graph earlier": "retain_graph=True in the call at {line}",
 }
@@ -351,6 +354,14 @@ def _carried_history(f):
     and parameters are reached only through it (a derivative at each
     step of a rollout): reach every earlier step, or stop here."""
     return f.loss and f.carried and not f.own_tensor
+
+
+@rule("timed-backward", "retain-graph", "timed")
+def _timed_backward(f):
+    """A timer runs the statement that backpropagates this tensor again
+    and again, over the graph its setup built once: the repeat is
+    meant, so the statement keeps the graph."""
+    return f.timed and f.own_tensor and not f.stale
 
 
 @rule(
