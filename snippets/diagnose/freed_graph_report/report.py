@@ -311,9 +311,9 @@ def _module(frame):
     path, line, _ = frame
     if not _is_library(path):
         return f"{os.path.basename(path)}:{line}"
-    for top in (os.path.dirname(os.path.dirname(torch.__file__)),):
-        if path.startswith(top + os.sep):
-            path = path[len(top) + 1 :]
+    path = path.removeprefix(
+        os.path.dirname(os.path.dirname(torch.__file__)) + os.sep
+    )
     for marker in _PACKAGES:
         path = path.split(marker)[-1]
     return path.removesuffix(".py").replace(os.sep, ".")
@@ -340,8 +340,8 @@ def _at(label, node, now):
     )
 
 
-# The packages this site has a page for: the page shows that library's
-# own ways to rebuild or clear what it keeps.
+# The packages this site has a page for, where programs on that library
+# show their fixes.
 LIBRARY_PAGES = {
     "accelerate": "accelerate",
     "botorch": "botorch",
@@ -368,16 +368,15 @@ def _inside(frames):
     """The library call your line made that made the value (the first
     frame outside torch after your last), and the site's page for it."""
     mine = [i for i, f in enumerate(frames) if not _is_library(f[0])]
-    for path, _, function in frames[mine[-1] + 1 :] if mine else ():
-        if path.startswith(_TORCH_DIR) or _is_here(path):
+    for frame in frames[mine[-1] + 1 :] if mine else ():
+        if frame[0].startswith(_TORCH_DIR) or _is_here(frame[0]):
             continue
-        package = _package(path)
+        package = _package(frame[0])
         if not package:
             return []
-        where = path.split(f"{os.sep}{package}{os.sep}", 1)[-1]
         page = LIBRARY_PAGES.get(package)
         see = f"; {SITE}libraries/{page}/" if page else ""
-        return [f"   inside  {package} ({where}, {function}){see}"]
+        return [f"   inside  {_module(frame)}.{frame[2]}(){see}"]
     return []
 
 

@@ -83,9 +83,8 @@ APPLY = {
     "{package} backpropagates this loss itself",
     "detach first-order": "detach {value} for the inner steps "
     "({package} takes their gradients first order: {first_order}), "
-    "then add what "
-    "they changed to {value}, detached, for the outer loss: it still "
-    "trains what made {value}",
+    "then add what they changed to {value}, detached, for the outer "
+    "loss: it still trains what made {value}",
     "retain-graph timed": "retain_graph=True in the statement the "
     "timer repeats (each run adds the same gradient to .grad; zero it "
     "in the statement if a run must see only its own)",

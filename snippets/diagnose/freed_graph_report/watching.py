@@ -169,11 +169,11 @@ def _hooked(raw):
 class _Call:
     """A backward() or autograd.grad() call that ran."""
 
-    def __init__(self, number, kind, site, keep, create, inputs, outs):
+    def __init__(self, number, kind, site, keep, create, inputs):
         self.number, self.kind, self._site = number, kind, site
         self.keep, self.create_graph = keep, create
         self.inputs = inputs  # ids of grad()'s inputs
-        self.grad_outputs = outs
+        self.grad_outputs = None  # copies of the call's grad_outputs
         self.versions = {}  # id(leaf): (a weakref to it, its _version)
         self.values = {}  # id(leaf): sum and norm, to see .data writes
         self.seq = None  # nodes made after the call began number above
@@ -634,7 +634,11 @@ def _grads_left(call, only=None, trained=False):
             leaf is None
             or leaf.grad is None
             or (only and i not in only)
-            or (trained and i not in params and not _is_param(leaf))
+            or (
+                trained
+                and i not in params
+                and not isinstance(leaf, torch.nn.Parameter)
+            )
         ):
             continue
         with contextlib.suppress(RuntimeError, TypeError):
@@ -651,10 +655,6 @@ def _trained():
         for group in o.param_groups
         for p in group["params"]
     }
-
-
-def _is_param(leaf):
-    return isinstance(leaf, torch.nn.Parameter)
 
 
 def _same(a, b):
@@ -856,14 +856,7 @@ def _wrap(real, kind, reporter):
                 _MARKING.reads(site)  # .grad, read before its next use
             return result
         except RuntimeError as error:
-            ours = MESSAGE in str(error)
-            if not hasattr(error, "_reported"):
-                if ours:
-                    error._reported = True
-                    reporter.freed(error, roots, _frames(site), outs)
-                elif INPLACE in str(error):
-                    error._reported = True
-                    reporter.inplace(error, roots, _frames(site), outs)
+            ours = _tell(error, reporter, roots, site, outs)
             inputs = None  # it failed: any node may have run
             raise
         finally:
@@ -871,23 +864,29 @@ def _wrap(real, kind, reporter):
             if kind == "autograd.grad()":
                 _MARKING.resume()
             if not ours:
-                ran = _Call(
-                    _next_number(),
-                    kind,
-                    site,
-                    keep,
-                    create,
-                    inputs and [id(t) for t in inputs],
-                    _copies(outs),
-                )
-                ran.seq, ran.double, ran.dead = seq, again, dead
-                ran.term = term
-                ran.root_nrs = nrs
+                ids = inputs and [id(t) for t in inputs]
+                number = _next_number()
+                ran = _Call(number, kind, site, keep, create, ids)
+                ran.grad_outputs = _copies(outs)
+                ran.seq, ran.double, ran.term = seq, again, term
+                ran.dead, ran.root_nrs = dead, nrs
                 ran.within = within and _frames(within)
                 _record(ran, roots, inputs, reporter)
 
     call.__wrapped__ = real
     return call
+
+
+def _tell(error, reporter, roots, site, outs):
+    """Hand this site's error, or the in-place one, to the reporter
+    once (an outer call sees it again); True for this site's."""
+    ours = MESSAGE in str(error)
+    known = ours or INPLACE in str(error)
+    if known and not hasattr(error, "_reported"):
+        error._reported = True
+        tell = reporter.freed if ours else reporter.inplace
+        tell(error, roots, _frames(site), outs)
+    return ours
 
 
 def _record(call, roots, inputs, reporter):
