@@ -269,7 +269,8 @@ def test_a_correct_program_makes_the_command_print_nothing(tmp_path, name):
 
 
 # Programs near the checks, from a review: correct ones that once drew a false alarm or a
-# crash, and mistakes the checks once missed. Each is a loop of two steps on a small model.
+# crash, and mistakes the checks once missed. Each is a loop of two steps on a small model. Then
+# the cut checks' neighbours: cuts made on purpose (silent), and cuts that freeze or go stale.
 _MODEL = """import torch
 from torch import nn
 torch.manual_seed(0)
@@ -320,6 +321,169 @@ NEAR = {
     "loss_minus_bonus": (
         _STEP + "    (loss - 0.01 * out.abs().mean()).backward()\n    opt.step()\n",
         "double-backward",
+    ),
+    # A teacher kept as an average of the student by hand, both in one optimizer: its
+    # forward under no_grad is a cut, and it never gets a gradient, on purpose.
+    "ema_teacher_in_the_optimizer": (
+        """\
+teacher = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+teacher.load_state_dict(model.state_dict())
+both = nn.ModuleList([model, teacher])  # one optimizer for the pair
+opt = torch.optim.AdamW(both.parameters(), lr=0.01)
+for step in range(3):
+    x = torch.randn(16, 4)
+    with torch.no_grad():
+        target = teacher(x + 0.1 * torch.randn(16, 4))
+    loss = nn.functional.mse_loss(model(x), target)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    with torch.no_grad():
+        for t, s in zip(teacher.parameters(), model.parameters()):
+            t.mul_(0.9).add_(s.detach(), alpha=0.1)
+""",
+        "",
+    ),
+    # A learned initial state on one long stream, the carried state detached at each chunk:
+    # h0 trains at the first chunk only, as truncated BPTT means.
+    "learned_h0_one_stream": (
+        """\
+cell = nn.RNNCell(4, 8)
+h0 = nn.Parameter(torch.zeros(1, 8))
+head = nn.Linear(8, 1)
+opt = torch.optim.Adam([h0, *cell.parameters(), *head.parameters()])
+h = h0.expand(16, 8)
+for chunk in range(4):
+    out, h = [], cell(torch.randn(16, 4), h)
+    loss = head(h).pow(2).mean()
+    h = h.detach()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+        "",
+    ),
+    # PPO's old log-probabilities, detached once and read for several epochs while the
+    # policy trains through the new ones.
+    "ppo_old_log_probs_reused": (
+        """\
+policy = nn.Linear(4, 3)
+opt = torch.optim.Adam(policy.parameters(), lr=0.01)
+for rollout in range(2):
+    s = torch.randn(32, 4)
+    dist = torch.distributions.Categorical(logits=policy(s))
+    a = dist.sample()
+    old = dist.log_prob(a).detach()
+    advantage = torch.randn(32)
+    for epoch in range(3):
+        new = torch.distributions.Categorical(logits=policy(s))
+        ratio = (new.log_prob(a) - old).exp()
+        clipped = ratio.clamp(0.8, 1.2)
+        loss = -torch.min(ratio * advantage, clipped * advantage).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+        "",
+    ),
+    # A GAN's fakes detached for D, and a pool of earlier fakes replayed to D.
+    "gan_fake_detached_for_d": (
+        """\
+G, D = nn.Linear(2, 4), nn.Linear(4, 1)
+opt_g = torch.optim.Adam(G.parameters(), lr=0.01)
+opt_d = torch.optim.Adam(D.parameters(), lr=0.01)
+bce = nn.functional.binary_cross_entropy_with_logits
+pool = []  # earlier fakes, replayed to D
+for step in range(3):
+    fake = G(torch.randn(8, 2))
+    pool.append(fake.detach())
+    old = torch.cat(pool[-2:])
+    d_loss = bce(D(torch.randn(8, 4)), torch.ones(8, 1)) + bce(
+        D(old), torch.zeros(len(old), 1)
+    )
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    g_loss = bce(D(fake), torch.ones(8, 1))
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+""",
+        "",
+    ),
+    # A scale made in __init__ and detached (the forum's fix): its parameter never trains.
+    "scale_cached_in_init_detached": (
+        """\
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.log_scale = nn.Parameter(torch.zeros(1))
+        self.net = nn.Linear(4, 1)
+        self.scale = self.log_scale.exp().detach()  # the wrong fix
+
+    def forward(self, x):
+        return self.scale * self.net(x)
+
+
+model = Scaled()
+opt = torch.optim.Adam(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.randn(16, 4)).sub(3).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+        "frozen-by-cut",
+    ),
+    # Prototypes made once through .data: that layer never trains.
+    "prototypes_from_data_once": (
+        """\
+encoder, proto = nn.Linear(4, 8), nn.Linear(4, 8)
+opt = torch.optim.SGD([*encoder.parameters(), *proto.parameters()], lr=0.1)
+support = torch.randn(6, 4)
+prototypes = support @ proto.weight.data.T  # made once, through .data
+for step in range(3):
+    q = encoder(torch.randn(16, 4))
+    loss = -(q @ prototypes.T).log_softmax(1)[:, 0].mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+        "frozen-by-cut",
+    ),
+    # A table made at the first step and reused, detached, from then on: it trains
+    # once, then never.
+    "embeddings_cached_after_first_step": (
+        """\
+embed, head = nn.Embedding(10, 8), nn.Linear(8, 1)
+opt = torch.optim.Adam([*embed.parameters(), *head.parameters()], lr=0.1)
+ids, cache = torch.arange(10), None
+for step in range(4):
+    table = embed(ids) if cache is None else cache
+    loss = head(table).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    cache = table.detach()  # "speed-up": reuse the table
+""",
+        "frozen-by-cut",
+    ),
+    # The same table cut before the first step moved it: every later step reads its
+    # old values.
+    "table_cached_before_the_step": (
+        """\
+embed, head = nn.Embedding(10, 8), nn.Linear(8, 1)
+opt = torch.optim.Adam([*embed.parameters(), *head.parameters()], lr=0.1)
+ids, cache = torch.arange(10), None
+for step in range(4):
+    table = embed(ids) if cache is None else cache
+    loss = head(table).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    cache = table.detach()  # "speed-up": reuse the table
+    opt.step()
+""",
+        "stale-cut-value",
     ),
 }
 

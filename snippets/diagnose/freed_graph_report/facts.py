@@ -16,8 +16,10 @@ from collections import deque
 import torch
 
 from .watching import (
+    _CUT_PARAMS,
     _FINDINGS,
     _LAST_STEP,
+    _STALE,
     _STEP_VERSIONS,
     _STEPPED,
     RAN,
@@ -666,6 +668,11 @@ def _owners(ids, optimizers):
 def _names(leaves):
     """The leaves' names, as your code spells them (`enc.0.weight`),
     through the shortest way your variables reach them."""
+    return sorted(names_of(leaves).values())
+
+
+def names_of(leaves):
+    """id: name, for each of the leaves (id: tensor)."""
     found = {}
     for path, value in _reachable(depth=3):
         var = path.strip("`").split("` in ")[0]
@@ -687,15 +694,14 @@ def _names(leaves):
             # object too (a distribution's `loc`) is the module's.
             found.setdefault(id(value), []).append((3 + hidden, var))
     unnamed = "a tensor of shape {}"
-    return sorted(
-        # A module's parameter by its path before a loop's variable.
-        min(found[i], key=lambda n: ("." not in n[1], n[0], len(n[1])))[
-            1
-        ]
+    # A module's parameter by its path before a loop's variable.
+    rank = lambda n: ("." not in n[1], n[0], len(n[1]))  # noqa: E731
+    return {
+        i: min(found[i], key=rank)[1]
         if i in found
         else unnamed.format(tuple(t.shape))
         for i, t in leaves.items()
-    )
+    }
 
 
 def _your_class(module):
@@ -799,13 +805,22 @@ CHECKING = {
     "dead": "the loss backpropagated took in, as a term of a sum, a "
     "value made from a gradient with no graph (from autograd.grad() "
     "without create_graph=True, or read from .grad)",
+    "frozen": "parameters an optimizer holds, with requires_grad, "
+    "that a loss reached through a value cut from them (detach(), "
+    ".data, no_grad), with no gradient at any step since, nor a "
+    "write by anything but a step (trained before: through a value "
+    "cut once and read at several steps)",
+    "stale_cut": "parameters that a loss reached only through a value "
+    "cut from them, read at two steps or more, made before a step "
+    "changed them",
 }
 
 
 def findings():
     """What the checks read about the run so far: one record for each
-    backward call a check may report."""
-    found = []
+    backward call a check may report, and one for each cut value that
+    froze parameters or was read stale."""
+    found = _cut_findings()
     # A call may be noted twice (a dead term, and a kept graph rerun).
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
@@ -818,6 +833,54 @@ def findings():
     return found
 
 
+def _cut_findings():
+    """A finding for each cut that parameters reached a loss through,
+    frozen (no gradient at any step, written by nothing else), or read
+    stale."""
+    frozen, stale = {}, {}
+    for cut, c in _STALE:
+        stale.setdefault(cut, {})[c] = None
+    for c in _CUT_PARAMS.values():
+        if (
+            c.steps
+            and not c.got
+            and (not c.before or len(c.cut.steps) > 1)
+            and not _meant(c)
+            and c not in stale.get(c.cut, ())
+        ):
+            frozen.setdefault(c.cut, []).append(c)
+    return [
+        _cut_finding(cut, params, frozen=True)
+        for cut, params in frozen.items()
+    ] + [
+        _cut_finding(cut, list(params), frozen=False)
+        for cut, params in stale.items()
+    ]
+
+
+def _meant(c):
+    """Frozen, or written by hand, on purpose: at a step, or since the
+    last (a script's variables may be gone when its run ends)."""
+    p = c.ref()
+    if c.meant or p is None:
+        return c.meant
+    return not p.requires_grad or p._version != c.version
+
+
+def _cut_finding(cut, params, frozen):
+    return Facts(
+        stale=0,
+        reruns=0,
+        double=False,
+        dead=False,
+        frozen=frozen,
+        stale_cut=not frozen,
+        cut=cut,
+        params=params,
+        steps=min(c.steps for c in params),
+    )
+
+
 def _rerun(call):
     """The finding for a call that ran a kept graph again."""
     kept = call.double or call.rerun
@@ -826,6 +889,9 @@ def _rerun(call):
         reruns=call.reruns,
         double=bool(call.double),
         dead=False,
+        frozen=False,
+        stale_cut=False,
+        cut=None,
         call=call,
         term=call.term,
         kept=kept,
@@ -843,6 +909,9 @@ def _dead(call):
         reruns=0,
         double=False,
         dead=True,
+        frozen=False,
+        stale_cut=False,
+        cut=None,
         call=call,
         taken=_frames(taken),
         read=read,

@@ -5,13 +5,14 @@ import os
 
 import torch
 
-from .facts import FIRST_ORDER, _option, findings, read
+from .facts import FIRST_ORDER, _option, findings, names_of, read
 from .rules import APPLY, CHECKS, checked, decide, guards
 from .watching import (
     _PACKAGES,
     _TORCH_DIR,
     RAN,
     _chain,
+    _frames,
     _is_here,
     _is_leaf,
     _is_library,
@@ -419,6 +420,14 @@ class Reporter:
         except Exception as failure:  # noqa: BLE001
             error.add_note(f"freed_graph_report.py failed: {failure!r}")
 
+    def names(self, leaves):
+        """id: name of each of the leaves, read from your variables
+        now."""
+        try:
+            return names_of(leaves)
+        except Exception:  # noqa: BLE001
+            return {}
+
     def rerun(self, call, roots):
         try:
             hidden = _as_if_freed(call.kept, roots, call.site, None)
@@ -476,6 +485,10 @@ def check_lines():
         if check is None:
             continue
         group = groups.setdefault(_sites(finding), [check, finding, 0])
+        if finding.cut:  # one line's cuts: one check, every parameter
+            if group[1] is not finding:
+                group[1].params += finding.params
+            continue
         if CHECKS.index(check) < CHECKS.index(group[0]):
             group[:2] = check, finding
         group[2] += 1
@@ -490,6 +503,9 @@ def check_lines():
 def _sites(finding):
     """The lines a check names (a term that adds nothing, and a loss
     counted twice, may name the same two)."""
+    if finding.cut:
+        line = _first_yours(_frames(finding.cut.site))
+        return ("cut", finding.frozen, line)
     if finding.dead:
         return (
             "dead",
@@ -514,6 +530,8 @@ def _check_text(check, f, times):
         f" (at {_count(times, 'backward call')})" if times > 1 else ""
     )
     out = [f"check: {check.name}{calls}"]
+    if f.cut:
+        return out + _cut_text(check, f)
     if f.dead:
         return out + _dead_text(check, f)
     out += [
@@ -546,6 +564,39 @@ def _dead_text(check, f):
         "fix: create-graph",
         apply,
         f"see: {SITE}fix/#create-graph",
+    ]
+
+
+def _cut_text(check, f):
+    mine = _yours(_frames(f.cut.site))
+    line = f"line {mine[-1][1]}" if mine else "the cut"
+    names = sorted({c.name or "a parameter" for c in f.params})
+    shown = _shorten(names)
+    if f.frozen:
+        harm = (
+            f"{shown} reached the loss only through the value cut "
+            f"there (by {f.cut.how}), and had no gradient at any of "
+            f"the {_count(f.steps, 'optimizer step')} since: the cut "
+            f"froze {_them(names)}"
+        )
+    else:
+        one = len(names) == 1
+        its, gets = ("its", "it gets") if one else ("their", "they get")
+        harm = (
+            f"that value (cut by {f.cut.how}), read at "
+            f"{_count(len(f.cut.steps), 'step')}, was made before a "
+            f"step changed {shown}, which reached the loss only "
+            f"through it: the loss reads {its} old values, and {gets} "
+            "no gradient"
+        )
+    return [
+        f"  cut at   {_first_yours(_frames(f.cut.site))}",
+        f"harm:     {harm}",
+        f"why:      {SITE}{check.see}",
+        "fix: recompute",
+        f"  compute the value inside each step, with its graph, in "
+        f"place of the cut at {line}",
+        f"see: {SITE}fix/#recompute",
     ]
 
 

@@ -683,3 +683,20 @@ def _gradient_term_adds_nothing(f):
     nothing to any parameter's gradient (a penalty that does not
     penalize)."""
     return f.dead
+
+
+@check("frozen-by-cut", "fix/#wrong-fix-detach-trainable-source")
+def _frozen_by_cut(f):
+    """Parameters an optimizer holds reached the loss through a value
+    cut from them (detach(), .data, an operation under no_grad), and
+    had no gradient at any step: the cut froze them."""
+    return f.frozen
+
+
+@check("stale-cut-value", "fix/#recompute")
+def _stale_cut_value(f):
+    """A value cut from its graph was made once and read at several
+    steps, and a step changed parameters it was cut from since; they
+    reached the loss only through it: it is a value of their old
+    weights, and they get no gradient from it."""
+    return f.stale_cut

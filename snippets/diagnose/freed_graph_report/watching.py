@@ -21,7 +21,10 @@ from collections import deque
 
 import torch
 import torch.utils._pytree as pytree
-from torch.optim.optimizer import register_optimizer_step_post_hook
+from torch.optim.optimizer import (
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+)
 
 MESSAGE = "Trying to backward through the graph a second time"
 MADE, RAN, ROOT = "report.made", "report.ran", "report.root"
@@ -843,6 +846,8 @@ def _wrap(real, kind, reporter):
         site, ours, seq = _site(), False, _seq_now()
         again, term = _again(roots, nrs, kind, outs, inputs)
         dead = _MARKING.stop(tensors, kind == "backward()")
+        if kind == "backward()" and _CUTTING[0]:
+            _read_cuts(tensors, reporter)
         # Inside a backward of this thread (the engine runs a node's
         # backward now): its site, if one of the calls watched is it.
         inside = torch._C._current_autograd_node() is not None
@@ -861,8 +866,6 @@ def _wrap(real, kind, reporter):
             raise
         finally:
             _RUNNING.pop()
-            if kind == "autograd.grad()":
-                _MARKING.resume()
             if not ours:
                 ids = inputs and [id(t) for t in inputs]
                 number = _next_number()
@@ -872,6 +875,8 @@ def _wrap(real, kind, reporter):
                 ran.dead, ran.root_nrs = dead, nrs
                 ran.within = within and _frames(within)
                 _record(ran, roots, inputs, reporter)
+            # After the records: their own work cuts nothing.
+            _MARKING.resume()
 
     call.__wrapped__ = real
     return call
@@ -910,6 +915,10 @@ def _frames(stack):
     return stack.frames() if isinstance(stack, _Stack) else stack
 
 
+def _before_step(optimizer, args, kwargs):
+    _MARKING.pause()
+
+
 def _after_step(optimizer, args, kwargs):
     _MARKING.stop(())  # a penalty is summed before the step it trains
     _STEPPED.add(optimizer)
@@ -920,12 +929,15 @@ def _after_step(optimizer, args, kwargs):
         p for group in optimizer.param_groups for p in group["params"]
     ]
     # What this step may have changed: a fused step moves no version.
-    _STEPPED_WITH_GRAD.append(
-        (_LAST_STEP[0], {id(p) for p in params if p.grad is not None})
-    )
+    grads = {id(p) for p in params if p.grad is not None}
+    _STEPPED_WITH_GRAD.append((_LAST_STEP[0], grads))
     for p, values in zip(params, _fingerprints(params)):
         _STEP_VERSIONS[id(p)] = (p._version, values)
     _STEPS[0] += 1
+    _step_cuts(params, grads)
+    _GRADDED.update(grads)
+    _cuts_after_step()
+    _MARKING.resume()
     if _STEPS[0] == _STEPS[1]:
         raise StepsDone(_STEPS[0])
 
@@ -987,9 +999,11 @@ class _Marking(torch.overrides.TorchFunctionMode):
         return dead[0] if dead else None
 
     def resume(self):
-        """Go on marking after a grad() call, while anything is
-        marked."""
-        if (_MARKED or _DEAD) and not _compiled():
+        """Go on marking after a backward() or grad() call, or a step,
+        while anything is marked or cuts are followed."""
+        if _compiled():
+            _CUTTING[0] = False
+        elif _MARKED or _DEAD or _CUTTING[0]:
             self._enter()
 
     def _enter(self):
@@ -1003,6 +1017,15 @@ class _Marking(torch.overrides.TorchFunctionMode):
             return out  # what torch.compile traces is not marked
         if self.on and _MARKED:
             _mark(func, args, kwargs or {}, out)
+        if _CUTTING[0] and (
+            _CUTS
+            or not torch.is_grad_enabled()
+            or func in _DETACHES
+            or getattr(func, "__self__", None) is _DATA
+        ):
+            # A check must never become the program's error.
+            with contextlib.suppress(Exception):
+                _cut(func, args, kwargs or {}, out)
         return out
 
     def pause(self):
@@ -1079,6 +1102,181 @@ def _get(marks, tensor):
 
 def _put(marks, tensor, value):
     marks[id(tensor)] = (weakref.ref(tensor), value)
+
+
+# --- cuts: where a value leaves its graph (checks of a run) -----------
+
+CUT_STEPS = 4  # cuts are followed during the first optimizer steps
+_CUTS = {}  # tensor: the _Cut records its value came through
+_CUTTING = [False]
+_DETACHES = {torch.Tensor.detach, torch.detach, torch.Tensor.detach_}
+_DATA = torch._C.TensorBase.__dict__["data"]
+_SOURCES = {}  # grad_fn node: its leaves (until the next step)
+_CUT_PARAMS = {}  # id(parameter): its _CutParameter
+_READ_NOW = []  # the cuts read by a backward since the last step
+_GRADDED = set()  # ids of the parameters that had a .grad at a step
+_STALE = []  # (cut, _CutParameter): a value read when stale
+
+
+class _Cut:
+    """A value cut from its graph by detach(), .data, or an operation
+    under no_grad on a tensor with a graph: where, weak references to
+    the leaves whose graph was cut there, the event number then, and
+    the optimizer steps (by count) in whose backward it was read."""
+
+    __slots__ = ("site", "how", "params", "number", "steps")
+
+    def __init__(self, site, how, params):
+        self.site, self.how, self.params = site, how, params
+        self.number, self.steps = _COUNT[0], set()
+
+
+class _CutParameter:
+    """A leaf that a backward's loss reached through a cut value: the
+    first such cut, its name, the steps of its optimizers since (and
+    how many gave it a gradient), its version after the last, and
+    whether it is frozen on purpose (requires_grad off) or written by
+    anything but a step (an average kept by hand: a teacher's)."""
+
+    def __init__(self, param, cut, name):
+        self.ref, self.cut, self.name = weakref.ref(param), cut, name
+        self.steps, self.version, self.meant = 0, None, False
+        # Trained before, by a step: then only a value cut once and
+        # read at several steps froze it (not a carried state).
+        self.before, self.got = id(param) in _GRADDED, 0
+
+
+def _tensors_in(args, kwargs):
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, torch.Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from (b for b in a if isinstance(b, torch.Tensor))
+
+
+def _cut(func, args, kwargs, out):
+    """An output of a cut gets a new record; an output computed from
+    cut values, their records."""
+    ins = list(_tensors_in(args, kwargs))
+    if not ins:
+        return
+    records = [r for t in ins for r in (_get(_CUTS, t) or ())]
+    how = (
+        "detach()"
+        if func in _DETACHES
+        else ".data"
+        if getattr(func, "__self__", None) is _DATA
+        else "no_grad"
+        if not torch.is_grad_enabled()
+        else None
+    )
+    graphed = [t for t in ins if t.requires_grad] if how else ()
+    leaves = graphed and _leaves_of(graphed)
+    if leaves:
+        # A new cut stands for the earlier ones its inputs came
+        # through: a state carried and detached at each step is read
+        # once after each cut, not at every step since the first.
+        records = [_Cut(_site(), how, leaves)]
+    if not records:
+        return
+    records = tuple(dict.fromkeys(records))[-8:]
+    outs = (out,) if isinstance(out, torch.Tensor) else out
+    for o in outs if isinstance(outs, (list, tuple)) else ():
+        # A parameter written in place (an init, an average) is not a
+        # value cut from it.
+        if isinstance(o, torch.Tensor) and not (
+            o.is_leaf and o.requires_grad
+        ):
+            _put(_CUTS, o, records)
+
+
+def _leaves_of(tensors, most=20000):
+    """Weak references to the leaves with a graph (parameters) that
+    these tensors are, or are computed from."""
+    found = {}
+    for t in tensors:
+        try:
+            node = t.grad_fn
+        except RuntimeError:  # a view made under no_grad, then changed
+            continue
+        if node is None:
+            found[id(t)] = weakref.ref(t)
+            continue
+        if node not in _SOURCES:
+            leaves, seen, todo = {}, {node}, [node]
+            while todo and len(seen) < most:
+                n = todo.pop()
+                variable = getattr(n, "variable", None)
+                if variable is not None:
+                    leaves[id(variable)] = weakref.ref(variable)
+                for child, _ in n.next_functions:
+                    if child is not None and child not in seen:
+                        seen.add(child)
+                        todo.append(child)
+            _SOURCES[node] = leaves
+        found.update(_SOURCES[node])
+    return tuple(found.values())
+
+
+def _read_cuts(tensors, reporter):
+    """A backward of these tensors: note the cut values they were
+    computed from, and the leaves cut from them there."""
+    new = {}
+    for t in tensors:
+        for cut in _get(_CUTS, t) or ():
+            cut.steps.add(_STEPS[0])
+            _READ_NOW.append(cut)
+            for ref in cut.params:
+                p = ref()
+                if p is not None and id(p) not in _CUT_PARAMS:
+                    new.setdefault(id(p), (p, cut))
+    if new:
+        names = reporter.names({i: p for i, (p, _) in new.items()})
+        for i, (p, cut) in new.items():
+            _CUT_PARAMS[i] = _CutParameter(p, cut, names.get(i))
+
+
+def _step_cuts(params, grads):
+    """After an optimizer's step: count it for the leaves reached
+    through cuts that it owns. A cut value read in two steps or more,
+    made before a step changed a leaf cut from it, is stale where that
+    leaf got no gradient now (it reached the loss only through it)."""
+    for p in params:
+        c = _CUT_PARAMS.get(id(p))
+        if c is None or c.ref() is not p:
+            continue
+        got = id(p) in grads and bool(p.grad.any())
+        written = not got and c.version not in (None, p._version)
+        c.meant = c.meant or written or not p.requires_grad
+        c.steps, c.version = c.steps + 1, p._version
+        c.got += got
+        if got:
+            continue
+        for cut in dict.fromkeys(_READ_NOW):
+            if (
+                len(cut.steps) > 1
+                and any(r() is p for r in cut.params)
+                and _changed_after(p, cut.number)
+            ):
+                _STALE.append((cut, c))
+
+
+def _changed_after(param, number):
+    return any(
+        n > number and id(param) in ids for n, ids in _STEPPED_WITH_GRAD
+    )
+
+
+def _cuts_after_step():
+    """Forget what one step's cuts needed; stop following cuts after
+    the first CUT_STEPS steps."""
+    _READ_NOW.clear()
+    _SOURCES.clear()
+    for key in [k for k, (ref, _) in _CUTS.items() if ref() is None]:
+        del _CUTS[key]
+    if _STEPS[0] >= CUT_STEPS:
+        _CUTTING[0] = False
+        _CUTS.clear()
 
 
 def _compiled():
@@ -1197,6 +1395,9 @@ def recording(reporter):
     _STEPPED_WITH_GRAD.clear()
     _SINCE[0] = _frames_compiled()
     _STEPS[0] = 0
+    for kept in (_CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE):
+        kept.clear()
+    _CUTTING[0] = True
     try:
         with contextlib.ExitStack() as stack:
             grad.backward = _wrap(real[0], "backward()", reporter)
@@ -1207,10 +1408,15 @@ def recording(reporter):
             )
             hook = register_optimizer_step_post_hook(_after_step)
             stack.callback(hook.remove)
+            # An optimizer's own work under no_grad cuts nothing.
+            hook = register_optimizer_step_pre_hook(_before_step)
+            stack.callback(hook.remove)
             _record_creation(stack)
+            _MARKING.resume()
             yield
     finally:
         grad.backward, grad.grad = real
+        _CUTTING[0] = False
         _MARKING.stop(())
         _WATCHING.pop()
 
