@@ -412,30 +412,6 @@ for step in range(3):
 """,
         "",
     ),
-    # A scale made in __init__ and detached (the forum's fix): its parameter never trains.
-    "scale_cached_in_init_detached": (
-        """\
-class Scaled(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.log_scale = nn.Parameter(torch.zeros(1))
-        self.net = nn.Linear(4, 1)
-        self.scale = self.log_scale.exp().detach()  # the wrong fix
-
-    def forward(self, x):
-        return self.scale * self.net(x)
-
-
-model = Scaled()
-opt = torch.optim.Adam(model.parameters(), lr=0.1)
-for step in range(3):
-    loss = model(torch.randn(16, 4)).sub(3).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-""",
-        "frozen-by-cut",
-    ),
     # Prototypes made once through .data: that layer never trains.
     "prototypes_from_data_once": (
         """\
@@ -468,23 +444,6 @@ for step in range(4):
     cache = table.detach()  # "speed-up": reuse the table
 """,
         "frozen-by-cut",
-    ),
-    # The same table cut before the first step moved it: every later step reads its
-    # old values.
-    "table_cached_before_the_step": (
-        """\
-embed, head = nn.Embedding(10, 8), nn.Linear(8, 1)
-opt = torch.optim.Adam([*embed.parameters(), *head.parameters()], lr=0.1)
-ids, cache = torch.arange(10), None
-for step in range(4):
-    table = embed(ids) if cache is None else cache
-    loss = head(table).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    cache = table.detach()  # "speed-up": reuse the table
-    opt.step()
-""",
-        "stale-cut-value",
     ),
 }
 

@@ -463,10 +463,19 @@ def _import_block(imports: dict[str, set[str]]) -> str:
             for name in sorted(n for n in imports[m] if n == "" or n.startswith("as "))
         ]
         names = {m: sorted(n for n in imports[m] if n and not n.startswith("as ")) for m in mods}
-        froms = [f"from {m} import {', '.join(names[m])}" for m in mods if names[m]]
+        froms = [_from_import(m, names[m]) for m in mods if names[m]]
         if plain or froms:
             sections.append("\n".join(plain + froms))
     return "\n\n".join(sections)
+
+
+def _from_import(module: str, names: list[str], width: int = 72) -> str:
+    """`from module import a, b` on one line, or one name a line in parentheses where that line
+    is wider than the command's lines may be (as ruff's formatter writes it)."""
+    line = f"from {module} import {', '.join(names)}"
+    if len(line) <= width:
+        return line
+    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
 
 
 def command_site(parts: Path = COMMAND_PARTS) -> str:
