@@ -80,10 +80,13 @@ def ends(result) -> str:
 
 
 def says(stdout: str) -> str:
-    """What the command printed of its own: its checks, or the in-place error's origin."""
+    """What the command printed of its own: its checks, the in-place error's origin, or this
+    error's report (a wrong fix that still raises it)."""
     checks = re.findall(r"^check: (\S+)", stdout, re.M)
     if "freed_graph_report: this in-place error follows" in stdout:
         checks.append("the in-place error's origin")
+    elif "freed_graph_report: what this backward reuses" in stdout:
+        checks.append("this error's report")
     return ", ".join(dict.fromkeys(checks)) or "nothing"
 
 
