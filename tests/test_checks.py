@@ -448,6 +448,72 @@ for step in range(4):
 """,
         "frozen-by-cut",
     ),
+    # A review's false alarms, fixed: prototypes made once per epoch from the whole model while
+    # one expert idles on odd steps (it trains through the fresh path on the others).
+    "prototypes_with_an_idle_expert": (
+        """\
+stem, out = nn.Linear(8, 16), nn.Linear(16, 8)
+experts = nn.ModuleList([nn.Linear(16, 16), nn.Linear(16, 16)])
+opt = torch.optim.SGD([*stem.parameters(), *experts.parameters(), *out.parameters()], 0.1)
+
+
+def net(x, use=(0, 1)):
+    h = torch.relu(stem(x))
+    return nn.functional.normalize(out(h + sum(experts[i](h) for i in use)), dim=-1)
+
+
+data, labels = torch.randn(64, 8), torch.arange(64) % 4
+for epoch in range(2):
+    protos = torch.stack([net(data[labels == k]).mean(0) for k in range(4)]).detach()
+    for step in range(4):
+        i = slice(step * 16, step * 16 + 16)
+        logits = net(data[i], (0, 1) if step % 2 == 0 else (0,)) @ protos.t()
+        loss = nn.functional.cross_entropy(logits / 0.1, labels[i])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+        "",
+    ),
+    # A mean teacher in the optimizer, averaged through .data (which moves no version).
+    "ema_teacher_written_through_data": (
+        """\
+teacher = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+teacher.load_state_dict(model.state_dict())
+opt = torch.optim.SGD([*model.parameters(), *teacher.parameters()], lr=0.1)
+for step in range(3):
+    x = torch.randn(16, 4)
+    with torch.no_grad():
+        target = teacher(x)
+    loss = nn.functional.mse_loss(model(x), target + 0.1)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    for t, s in zip(teacher.parameters(), model.parameters()):
+        t.data.mul_(0.9).add_(s.data, alpha=0.1)
+""",
+        "",
+    ),
+    # torch.func's gradient call, whose inputs have no gradient edge of their own.
+    "jacrev_of_a_layer": (
+        "print(torch.func.jacrev(model)(torch.randn(1, 4)).sum().item() != 0)\n",
+        "",
+    ),
+    # A scale cut in place by detach_(): its graph is read before the call takes it away.
+    "scale_cut_by_detach_in_place": (
+        """\
+scale = nn.Parameter(torch.zeros(1))
+opt = torch.optim.SGD([*model.parameters(), scale], lr=0.1)
+for step in range(3):
+    s = scale.exp()
+    s.detach_()
+    loss = (model(torch.randn(8, 4)) * s).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+        "frozen-by-cut",
+    ),
 }
 
 
@@ -460,3 +526,27 @@ def test_programs_near_the_checks(name, tmp_path):
     assert result.error is None, f"{name}: {result.error}"
     said = re.findall(r"^check: (\S+)", result.stdout, re.M)
     assert said == ([want] if want else []), f"{name}:\n{result.stdout}"
+
+
+def test_a_cut_under_no_grad_names_every_layer_it_ran(tmp_path):
+    """Each layer of one forward under no_grad is a cut of its own: the report names the
+    parameters of all of them, not only the last layer's."""
+    script = tmp_path / "encoder_under_no_grad.py"
+    script.write_text(
+        _MODEL
+        + """\
+head = nn.Linear(1, 1)
+opt = torch.optim.SGD([*model.parameters(), *head.parameters()], lr=0.1)
+for step in range(3):
+    with torch.no_grad():
+        features = model(torch.randn(8, 4))
+    loss = head(features).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+    )
+    result = run_script(diagnosed.driver(), str(script), tmp_path, diagnosed.baseline())
+    harm = re.search(r"^harm: +(.+)$", result.stdout, re.M)
+    assert harm, result.stdout
+    assert "model.0.weight" in harm.group(1) and "model.2.weight" in harm.group(1), harm.group(1)

@@ -42,6 +42,7 @@ from .watching import (
     _yours,
     changed_since,
     steps_between,
+    written_since,
 )
 
 # The facts the rules may read, and what each says.
@@ -74,6 +75,9 @@ DECIDING = {
     "backward began (a node made since takes in a leaf)",
     "order": "'same': this graph was built before that backward; "
     "'after': built after it, from a value kept from before",
+    "unchanged": "a variable of yours holds the reused value itself, "
+    "the tensor that earlier backward went through, not only newer "
+    "ones built on it: read again as it was (a memo, a cache)",
     "carried": "the lines that made the value also made the node "
     "that takes it in now (a state fed back)",
     "stale": "a parameter or tensor the value was made from holds "
@@ -138,6 +142,7 @@ def read(roots, site, outs=None, failed=False):
         recorded=bool(graph.old and graph.freed_by),
         caller=_caller(site),
         holders=[],
+        unchanged=False,
     )
     if facts.recorded:
         _read_owners(facts, graph)
@@ -243,9 +248,13 @@ def _read_shape(f, graph):
     )
     inputs = by.inputs or ()
     inner = _inner_caller(by.site) if by.within else None
+    holders, unchanged = (
+        ([], False) if mine else _holders(firsts, f.roots, by.seq)
+    )
     f.__dict__.update(
         own_tensor=bool(mine),
-        holders=[] if mine else _holders(firsts, f.roots, by.seq),
+        holders=holders,
+        unchanged=unchanged,
         order=order,
         # A state fed back from an earlier iteration: the graph that
         # takes it in was built after the backward that freed it (a
@@ -719,12 +728,15 @@ def _holders(nodes, roots, since):
     when none is kept, those built on them: first those made since the
     freeing backward (numbered above `since`: a state written back),
     nearest the value first, then older ones (a log of past outputs).
-    The tensors this call backpropagates are not holders."""
+    The tensors this call backpropagates are not holders. And whether
+    one holds a reused value itself (else only newer ones built on it).
+    """
     walk = _HolderWalk(set(nodes), set(roots), since)
     # Deeper only where nothing nearer holds it: a framework's model
     # keeps a constant in a node's arguments (Keras), a library's
     # cache deep inside an object you hold.
-    return walk.found(4) or walk.found(6)
+    found = walk.found(4) or walk.found(6)
+    return found, walk.exact
 
 
 class _HolderWalk:
@@ -733,6 +745,7 @@ class _HolderWalk:
     def __init__(self, targets, new, since):
         self.targets, self.new, self.since = targets, new, since
         self.memo = {}  # node: whether it reaches a target
+        self.exact = False  # a variable holds a reused value itself
 
     def hops(self, start, most=5000):
         """Graph steps from `start` down to a reused value."""
@@ -788,6 +801,7 @@ class _HolderWalk:
                 built_on.append(((older, self.hops(node), plain), path))
                 held.add(id(value))
         built_on.sort(key=lambda ranked: ranked[0])
+        self.exact = bool(exact)
         return exact or [path for _, path in built_on]
 
 
@@ -839,7 +853,8 @@ def _cut_findings():
     stale."""
     frozen, stale = {}, {}
     for cut, c in _STALE:
-        stale.setdefault(cut, {})[c] = None
+        if c not in cut.fresh:  # never a layer idle at one step
+            stale.setdefault(cut, {})[c] = None
     for c in _CUT_PARAMS.values():
         if (
             c.steps
@@ -864,7 +879,7 @@ def _meant(c):
     p = c.ref()
     if c.meant or p is None:
         return c.meant
-    return not p.requires_grad or p._version != c.version
+    return not p.requires_grad or written_since(c)
 
 
 def _cut_finding(cut, params, frozen):

@@ -128,6 +128,8 @@ def _reused(f):
     held = " and ".join(f.holders[:3]) or (
         "nothing your program reaches: only the graph"
     )
+    if f.unchanged:
+        held += " (that value itself, unchanged)"
     out.append(f"  held in  {held}")
     more = {_chain(n) for _, n in f.crossings} - {_chain(node)}
     if more:

@@ -437,6 +437,15 @@ def _reaches_nothing_trained(f):
     return not f.through
 
 
+@rule("carried-unchanged", "recompute", "carried")
+def _carried_unchanged(f):
+    """Carried from an earlier step, and the value itself is still
+    held, unchanged: the same line reads it again as it was (a memo, a
+    cache a library keeps), where a state would have moved on to a
+    newer value built on it. Make it fresh in each step."""
+    return f.carried and f.unchanged
+
+
 @rule(
     "carried-state",
     [(Q_STATE, "detach"), (Q_FRESH, "recompute")],

@@ -187,6 +187,7 @@ class _Call:
         # to again.
         self.kept, self.rerun, self.reruns = [], None, 0
         self.kept_versions = {}
+        self.grads_before = None  # _grads_now() before it ran
         self.root_nrs = []  # the output of its root node each tensor is
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
@@ -535,7 +536,11 @@ def _note_rerun(call, kept, under, roots, reporter):
     and the leaves under it that changed since the first of them."""
     first = min(kept, key=lambda c: c.number)
     call.kept, call.rerun, call.reruns = kept, first, len(kept)
-    call.stale = _stale_under(first, under)
+    call.stale = [
+        p
+        for p in _stale_under(first, under)
+        if _added_to(p, call.grads_before)
+    ]
     if call.stale or call.double:
         _FINDINGS.append(call)
         reporter.rerun(call, roots)
@@ -552,6 +557,41 @@ def _note_kept(call, nodes):
         for c, _ in node.next_functions
         if hasattr(c, "variable")
     }
+    _UNDER_KEPT.update(
+        (i, ref) for i, (ref, _) in call.kept_versions.items()
+    )
+
+
+_UNDER_KEPT = {}  # id(leaf): weakref, for the leaves under kept graphs
+
+
+def _grads_now():
+    """The sum and norm of the .grad of each leaf under a kept graph:
+    before a backward, to tell after it which ones it added to."""
+    now = {}
+    for i, ref in list(_UNDER_KEPT.items()):
+        leaf = ref()
+        if leaf is None:
+            del _UNDER_KEPT[i]
+        else:
+            grad = _GRAD.__get__(leaf)
+            now[i] = None if grad is None else _print(grad)
+    return now
+
+
+def _added_to(leaf, before):
+    """True unless the backward() just run added only zeros to the
+    leaf's .grad (a kept graph run again into another model's part,
+    whose gradient is not wanted here). `before`: None for grad()."""
+    if before is None or id(leaf) not in before:
+        return True
+    grad, was = _GRAD.__get__(leaf), before[id(leaf)]
+    if grad is None:
+        return False
+    now = _print(grad)
+    if was is None:
+        return bool(now.any())
+    return not torch.equal(now, was)
 
 
 def changed_since(call, leaves=None):
@@ -844,6 +884,9 @@ def _wrap(real, kind, reporter):
         roots = [t.grad_fn for t in tensors if t.grad_fn]
         nrs = [t.output_nr for t in tensors if t.grad_fn]
         site, ours, seq = _site(), False, _seq_now()
+        # What a backward() adds to .grad (grad() adds nothing there).
+        watched = _UNDER_KEPT and kind == "backward()"
+        grads_before = _grads_now() if watched else None
         again, term = _again(roots, nrs, kind, outs, inputs)
         dead = _MARKING.stop(tensors, kind == "backward()")
         if kind == "backward()" and _CUTTING[0]:
@@ -873,6 +916,7 @@ def _wrap(real, kind, reporter):
                 ran.grad_outputs = _copies(outs)
                 ran.seq, ran.double, ran.term = seq, again, term
                 ran.dead, ran.root_nrs = dead, nrs
+                ran.grads_before = grads_before
                 ran.within = within and _frames(within)
                 _record(ran, roots, inputs, reporter)
             # After the records: their own work cuts nothing.
@@ -898,9 +942,11 @@ def _record(call, roots, inputs, reporter):
     """Keep the record of a call that ran (or failed otherwise)."""
     if call.dead:
         _FINDINGS.append(call)
-    edges = inputs and [
-        torch.autograd.graph.get_gradient_edge(t).node for t in inputs
-    ]
+    edge = torch.autograd.graph.get_gradient_edge
+    try:
+        edges = inputs and [edge(t).node for t in inputs]
+    except (AttributeError, RuntimeError):  # torch.func's inputs
+        return
     _stamp(call, roots, edges, reporter)
 
 
@@ -931,10 +977,10 @@ def _after_step(optimizer, args, kwargs):
     # What this step may have changed: a fused step moves no version.
     grads = {id(p) for p in params if p.grad is not None}
     _STEPPED_WITH_GRAD.append((_LAST_STEP[0], grads))
+    _step_cuts(params, grads)  # against the last step's fingerprints
     for p, values in zip(params, _fingerprints(params)):
         _STEP_VERSIONS[id(p)] = (p._version, values)
     _STEPS[0] += 1
-    _step_cuts(params, grads)
     _GRADDED.update(grads)
     _cuts_after_step()
     _MARKING.resume()
@@ -1012,9 +1058,17 @@ class _Marking(torch.overrides.TorchFunctionMode):
             self.on = True
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
         if torch.compiler.is_compiling():
-            return out  # what torch.compile traces is not marked
+            # What torch.compile traces is not marked, and it traces
+            # this method too: it reads nothing else.
+            return func(*args, **(kwargs or {}))
+        # detach_() takes its graph away: read it first.
+        before = (
+            _leaves_of(args[:1])
+            if _CUTTING[0] and func is torch.Tensor.detach_
+            else None
+        )
+        out = func(*args, **(kwargs or {}))
         if self.on and _MARKED:
             _mark(func, args, kwargs or {}, out)
         if _CUTTING[0] and (
@@ -1025,7 +1079,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
         ):
             # A check must never become the program's error.
             with contextlib.suppress(Exception):
-                _cut(func, args, kwargs or {}, out)
+                _cut(func, args, kwargs or {}, out, before)
         return out
 
     def pause(self):
@@ -1124,11 +1178,15 @@ class _Cut:
     the leaves whose graph was cut there, the event number then, and
     the optimizer steps (by count) in whose backward it was read."""
 
-    __slots__ = ("site", "how", "params", "number", "steps")
+    __slots__ = ("site", "how", "params", "number", "step", "steps")
+    __slots__ += ("fresh",)
 
     def __init__(self, site, how, params):
         self.site, self.how, self.params = site, how, params
-        self.number, self.steps = _COUNT[0], set()
+        self.number, self.step, self.steps = _COUNT[0], _STEPS[0], set()
+        # The _CutParameters with a gradient at a step that read it:
+        # they reach the loss by a fresh path too.
+        self.fresh = set()
 
 
 class _CutParameter:
@@ -1141,6 +1199,7 @@ class _CutParameter:
     def __init__(self, param, cut, name):
         self.ref, self.cut, self.name = weakref.ref(param), cut, name
         self.steps, self.version, self.meant = 0, None, False
+        self.print = None  # its sum and norm after the last step
         # Trained before, by a step: then only a value cut once and
         # read at several steps froze it (not a carried state).
         self.before, self.got = id(param) in _GRADDED, 0
@@ -1154,28 +1213,35 @@ def _tensors_in(args, kwargs):
             yield from (b for b in a if isinstance(b, torch.Tensor))
 
 
-def _cut(func, args, kwargs, out):
+def _cut(func, args, kwargs, out, before=None):
     """An output of a cut gets a new record; an output computed from
-    cut values, their records."""
+    cut values, their records. `before`: the leaves under a tensor
+    that detach_() cut in place."""
     ins = list(_tensors_in(args, kwargs))
     if not ins:
         return
     records = [r for t in ins for r in (_get(_CUTS, t) or ())]
     how = (
-        "detach()"
+        f"{func.__name__}()"
         if func in _DETACHES
         else ".data"
         if getattr(func, "__self__", None) is _DATA
+        else "inference_mode"
+        if torch.is_inference_mode_enabled()
         else "no_grad"
         if not torch.is_grad_enabled()
         else None
     )
     graphed = [t for t in ins if t.requires_grad] if how else ()
-    leaves = graphed and _leaves_of(graphed)
+    leaves = before or (graphed and _leaves_of(graphed))
     if leaves:
-        # A new cut stands for the earlier ones its inputs came
-        # through: a state carried and detached at each step is read
-        # once after each cut, not at every step since the first.
+        # A new cut stands for the earlier steps' cuts its inputs came
+        # through (a state carried and detached at each step is read
+        # once after each cut, not at every step since the first), and
+        # takes in this step's (the layers of one no_grad forward).
+        step = _STEPS[0]
+        now = [x for r in records if r.step == step for x in r.params]
+        leaves = tuple({id(r()): r for r in (*leaves, *now)}.values())
         records = [_Cut(_site(), how, leaves)]
     if not records:
         return
@@ -1240,25 +1306,43 @@ def _step_cuts(params, grads):
     """After an optimizer's step: count it for the leaves reached
     through cuts that it owns. A cut value read in two steps or more,
     made before a step changed a leaf cut from it, is stale where that
-    leaf got no gradient now (it reached the loss only through it)."""
+    leaf got no gradient at any step that read it (it reached the
+    loss only through it: not a layer idle at this step)."""
+    read = dict.fromkeys(_READ_NOW)
     for p in params:
         c = _CUT_PARAMS.get(id(p))
         if c is None or c.ref() is not p:
             continue
         got = id(p) in grads and bool(p.grad.any())
-        written = not got and c.version not in (None, p._version)
+        # Written by anything but a step (through .data too: no version
+        # moves), or frozen: on purpose.
+        written = not got and written_since(c)
         c.meant = c.meant or written or not p.requires_grad
-        c.steps, c.version = c.steps + 1, p._version
+        c.steps, c.version, c.print = c.steps + 1, p._version, _print(p)
         c.got += got
-        if got:
-            continue
-        for cut in dict.fromkeys(_READ_NOW):
-            if (
-                len(cut.steps) > 1
-                and any(r() is p for r in cut.params)
-                and _changed_after(p, cut.number)
-            ):
+        for cut in [x for x in read if any(r() is p for r in x.params)]:
+            if got:
+                cut.fresh.add(c)
+            elif len(cut.steps) > 1 and _changed_after(p, cut.number):
                 _STALE.append((cut, c))
+
+
+def _print(p):
+    """A parameter's sum and norm (a .data write moves no version)."""
+    with torch.no_grad():
+        values = p.detach().float()
+        return torch.stack([values.sum(), values.norm()])
+
+
+def written_since(c):
+    """True if the leaf of a _CutParameter was written since its last
+    step (by anything: a step that had no gradient for it writes
+    nothing)."""
+    p = c.ref()
+    if p is None or c.version is None:
+        return False
+    moved = p._version != c.version
+    return moved or not torch.equal(c.print, _print(p))
 
 
 def _changed_after(param, number):
@@ -1397,6 +1481,7 @@ def recording(reporter):
     _STEPS[0] = 0
     for kept in (_CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE):
         kept.clear()
+    _UNDER_KEPT.clear()
     _CUTTING[0] = True
     try:
         with contextlib.ExitStack() as stack:
