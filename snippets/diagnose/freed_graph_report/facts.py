@@ -246,7 +246,7 @@ def _read_shape(f, graph):
         if mine
         else ("after" if graph.built_after(by) else "same")
     )
-    inputs = by.inputs or ()
+    alive = by.inputs_alive()
     inner = _inner_caller(by.site) if by.within else None
     holders, unchanged = (
         ([], False) if mine else _holders(firsts, f.roots, by.seq)
@@ -271,8 +271,10 @@ def _read_shape(f, graph):
         first_order=by.kind == "autograd.grad()"
         and not by.create_graph
         and by.by in FIRST_ORDER,
-        grad_inputs_here=any(i in graph.leaves_new for i in inputs),
-        grad_inputs_trained=any(i in f._trained for i in inputs),
+        grad_inputs_here=any(
+            graph.leaves_new.get(i) is t for i, t in alive.items()
+        ),
+        grad_inputs_trained=any(i in f._trained for i in alive),
         new_forward=graph.new_forward(by),
         nested=by.within is not None,
         nested_in=inner,

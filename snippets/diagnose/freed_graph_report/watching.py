@@ -176,6 +176,7 @@ class _Call:
         self.number, self.kind, self._site = number, kind, site
         self.keep, self.create_graph = keep, create
         self.inputs = inputs  # ids of grad()'s inputs
+        self.input_refs = []  # weak references to them
         self.grad_outputs = None  # copies of the call's grad_outputs
         self.versions = {}  # id(leaf): (a weakref to it, its _version)
         self.values = {}  # id(leaf): sum and norm, to see .data writes
@@ -204,6 +205,12 @@ class _Call:
         if isinstance(self._site, _Stack):  # written out when read
             self._site = self._site.frames()
         return self._site
+
+    def inputs_alive(self):
+        """The ids of the inputs still alive (a dead one's id may be a
+        new tensor's now)."""
+        alive = [r() for r in self.input_refs]
+        return {id(t): t for t in alive if t is not None}
 
     @property
     def by(self):
@@ -913,6 +920,8 @@ def _wrap(real, kind, reporter):
                 ids = inputs and [id(t) for t in inputs]
                 number = _next_number()
                 ran = _Call(number, kind, site, keep, create, ids)
+                # An id outlives its tensor: a new tensor may take it.
+                ran.input_refs = [weakref.ref(t) for t in inputs or ()]
                 ran.grad_outputs = _copies(outs)
                 ran.seq, ran.double, ran.term = seq, again, term
                 ran.dead, ran.root_nrs = dead, nrs
