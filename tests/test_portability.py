@@ -45,14 +45,16 @@ def test_every_page_prints_the_same_with_another_cpus_kernels(kernels):
         check=True,
     ).stdout.strip()
     assert chosen.lower() == kernels["ATEN_CPU_CAPABILITY"], f"torch chose {chosen}"
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "docs", "snippets", "--no-processes", "-q"]
-        + ["-p", "no:cacheprovider"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    command = [sys.executable, "-m", "pytest", "docs", "snippets", "--no-processes", "-q"]
+    command += ["-p", "no:cacheprovider"]
+    try:  # about 2 minutes on 2 cores: a run that hangs fails here, not at CI's limit
+        run = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
+        )
+    except subprocess.TimeoutExpired as hung:
+        out = hung.stdout or ""
+        out = out.decode(errors="replace") if isinstance(out, bytes) else out
+        pytest.fail(f"the pages' scripts hung with {kernels} after 900 s:\n{out[-6000:]}")
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
 
 

@@ -214,4 +214,7 @@ try:
         print(fix)
         train(fix)
 finally:
+    # Let the group's threads finish what they hold first: torn down
+    # mid-work, a thread waiting for the GIL can deadlock the teardown.
+    dist.barrier()
     dist.destroy_process_group()

@@ -167,4 +167,7 @@ try:
         d_optim.step()
         requires_grad(model.module.discriminator, False)
 finally:
+    # Let the group's threads finish what they hold first: torn down
+    # mid-work, a thread waiting for the GIL can deadlock the teardown.
+    dist.barrier()
     dist.destroy_process_group()
