@@ -20,7 +20,6 @@ from .watching import (
     _FINDINGS,
     _LAST_STEP,
     _STALE,
-    _STEP_VERSIONS,
     _STEPPED,
     RAN,
     ROOT,
@@ -40,6 +39,7 @@ from .watching import (
     _ReadGrad,
     _same,
     _yours,
+    after_step,
     changed_since,
     steps_between,
     written_since,
@@ -208,11 +208,8 @@ def _read_changes(f, graph, outs):
     by_hand = [
         t
         for t in changed
-        if id(t) in _STEP_VERSIONS
-        and (
-            t._version != _STEP_VERSIONS[id(t)][0]
-            or _differs(t, _STEP_VERSIONS[id(t)][1])
-        )
+        if (was := after_step(t))
+        and (t._version != was[0] or _differs(t, was[1]))
     ]
     running = _running_step()
     steps = steps_between(by.number)

@@ -221,7 +221,17 @@ class _Call:
 _EVENTS = deque(maxlen=512)  # _Call, and (number, optimizer) steps
 _COUNT = [0]
 _STEPPED = weakref.WeakSet()  # the optimizers seen stepping
-_STEP_VERSIONS = {}  # id(parameter): _version and values after its step
+# id(parameter): its _version and values after its step, and a weakref
+_STEP_VERSIONS = {}
+
+
+def after_step(leaf):
+    """(_version, values) of the leaf after its last optimizer step, or
+    None: never stepped (an id outlives its tensor)."""
+    entry = _STEP_VERSIONS.get(id(leaf))
+    return entry[:2] if entry and entry[2]() is leaf else None
+
+
 _WATCHING = []
 _RUNNING = []  # the sites of the backward calls running now, outermost
 _LAST_STEP = [0]  # the event number of the last optimizer step
@@ -988,7 +998,7 @@ def _after_step(optimizer, args, kwargs):
     _STEPPED_WITH_GRAD.append((_LAST_STEP[0], grads))
     _step_cuts(params, grads)  # against the last step's fingerprints
     for p, values in zip(params, _fingerprints(params)):
-        _STEP_VERSIONS[id(p)] = (p._version, values)
+        _STEP_VERSIONS[id(p)] = (p._version, values, weakref.ref(p))
     _STEPS[0] += 1
     _GRADDED.update(grads)
     _cuts_after_step()
