@@ -499,6 +499,23 @@ for step in range(3):
         "print(torch.func.jacrev(model)(torch.randn(1, 4)).sum().item() != 0)\n",
         "",
     ),
+    # A teacher frozen by no_grad alone, left in the optimizer with requires_grad on and never
+    # written: the diagnose page's limits say it is reported, and it is (it is frozen).
+    "teacher_left_in_the_optimizer": (
+        """\
+teacher = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+opt = torch.optim.SGD([*model.parameters(), *teacher.parameters()], lr=0.1)
+for step in range(3):
+    x = torch.randn(16, 4)
+    with torch.no_grad():
+        target = teacher(x)
+    loss = nn.functional.mse_loss(model(x), target)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+        "frozen-by-cut",
+    ),
     # A scale cut in place by detach_(): its graph is read before the call takes it away.
     "scale_cut_by_detach_in_place": (
         """\

@@ -881,12 +881,15 @@ def _meant(c):
     return not p.requires_grad or written_since(c)
 
 
+def _finding(**fields):
+    """A finding: the facts CHECKING names (none holds unless given),
+    and what its report prints."""
+    none = {**dict.fromkeys(CHECKING, False), "cut": None}
+    return Facts(**{**none, **fields})
+
+
 def _cut_finding(cut, params, frozen):
-    return Facts(
-        stale=0,
-        reruns=0,
-        double=False,
-        dead=False,
+    return _finding(
         frozen=frozen,
         stale_cut=not frozen,
         cut=cut,
@@ -898,14 +901,10 @@ def _cut_finding(cut, params, frozen):
 def _rerun(call):
     """The finding for a call that ran a kept graph again."""
     kept = call.double or call.rerun
-    return Facts(
+    return _finding(
         stale=len(call.stale),
         reruns=call.reruns,
         double=bool(call.double),
-        dead=False,
-        frozen=False,
-        stale_cut=False,
-        cut=None,
         call=call,
         term=call.term,
         kept=kept,
@@ -918,14 +917,8 @@ def _dead(call):
     taken, read = call.dead[0], None
     if isinstance(taken, _ReadGrad):  # a backward() wrote it to .grad
         taken, read = taken.site, taken.read
-    return Facts(
-        stale=0,
-        reruns=0,
-        double=False,
+    return _finding(
         dead=True,
-        frozen=False,
-        stale_cut=False,
-        cut=None,
         call=call,
         taken=_frames(taken),
         read=read,

@@ -899,19 +899,9 @@ def _wrap(real, kind, reporter):
         kwargs = {k: _once(v) for k, v in kwargs.items()}
         tensors, outs, inputs, keep, create = _given(kind, args, kwargs)
         roots = [t.grad_fn for t in tensors if t.grad_fn]
-        nrs = [t.output_nr for t in tensors if t.grad_fn]
-        site, ours, seq = _site(), False, _seq_now()
-        # What a backward() adds to .grad (grad() adds nothing there).
-        watched = _UNDER_KEPT and kind == "backward()"
-        grads_before = _grads_now() if watched else None
-        again, term = _again(roots, nrs, kind, outs, inputs)
-        dead = _MARKING.stop(tensors, kind == "backward()")
-        if kind == "backward()" and _CUTTING[0]:
-            _read_cuts(tensors, reporter)
-        # Inside a backward of this thread (the engine runs a node's
-        # backward now): its site, if one of the calls watched is it.
-        inside = torch._C._current_autograd_node() is not None
-        within = (_RUNNING[-1] if _RUNNING else ()) if inside else None
+        site, ours = _site(), False
+        given = tensors, outs, inputs, keep, create
+        ran = _about_to_run(kind, site, given, reporter)
         _RUNNING.append(site)
         try:
             result = real(*args, **kwargs)
@@ -923,26 +913,47 @@ def _wrap(real, kind, reporter):
         except RuntimeError as error:
             ours = _tell(error, reporter, roots, site, outs)
             inputs = None  # it failed: any node may have run
+            ran.inputs, ran.input_refs = None, []
             raise
         finally:
             _RUNNING.pop()
             if not ours:
-                ids = inputs and [id(t) for t in inputs]
-                number = _next_number()
-                ran = _Call(number, kind, site, keep, create, ids)
-                # An id outlives its tensor: a new tensor may take it.
-                ran.input_refs = [weakref.ref(t) for t in inputs or ()]
-                ran.grad_outputs = _copies(outs)
-                ran.seq, ran.double, ran.term = seq, again, term
-                ran.dead, ran.root_nrs = dead, nrs
-                ran.grads_before = grads_before
-                ran.within = within and _frames(within)
+                ran.number = _next_number()
                 _record(ran, roots, inputs, reporter)
             # After the records: their own work cuts nothing.
             _MARKING.resume()
 
     call.__wrapped__ = real
     return call
+
+
+def _about_to_run(kind, site, given, reporter):
+    """The record of a call about to run, with what is read before it
+    runs: the loss it would count again, the term with no graph it
+    sums, the .grad it may add to, the cut values it reads, and the
+    backward it runs inside, if any. Its number comes after it ran."""
+    tensors, outs, inputs, keep, create = given
+    roots = [t.grad_fn for t in tensors if t.grad_fn]
+    nrs = [t.output_nr for t in tensors if t.grad_fn]
+    ids = inputs and [id(t) for t in inputs]
+    ran = _Call(None, kind, site, keep, create, ids)
+    ran.seq, ran.root_nrs = _seq_now(), nrs
+    # What a backward() adds to .grad (grad() adds nothing there).
+    watched = _UNDER_KEPT and kind == "backward()"
+    ran.grads_before = _grads_now() if watched else None
+    ran.double, ran.term = _again(roots, nrs, kind, outs, inputs)
+    ran.dead = _MARKING.stop(tensors, kind == "backward()")
+    if kind == "backward()" and _CUTTING[0]:
+        _read_cuts(tensors, reporter)
+    # An id outlives its tensor: a new tensor may take it.
+    ran.input_refs = [weakref.ref(t) for t in inputs or ()]
+    ran.grad_outputs = _copies(outs)
+    # Inside a backward of this thread (the engine runs a node's
+    # backward now): its site, if one of the calls watched is it.
+    if torch._C._current_autograd_node() is not None:
+        within = _RUNNING[-1] if _RUNNING else ()
+        ran.within = within and _frames(within)
+    return ran
 
 
 def _tell(error, reporter, roots, site, outs):
@@ -1084,7 +1095,9 @@ class _Marking(torch.overrides.TorchFunctionMode):
         # detach_() takes its graph away: read it first.
         before = (
             _leaves_of(args[:1])
-            if _CUTTING[0] and func is torch.Tensor.detach_
+            if _CUTTING[0]
+            and func is torch.Tensor.detach_
+            and args[0].requires_grad
             else None
         )
         out = func(*args, **(kwargs or {}))
@@ -1197,8 +1210,9 @@ class _Cut:
     the leaves whose graph was cut there, the event number then, and
     the optimizer steps (by count) in whose backward it was read."""
 
-    __slots__ = ("site", "how", "params", "number", "step", "steps")
-    __slots__ += ("fresh",)
+    __slots__ = (
+        "site", "how", "params", "number", "step", "steps", "fresh",
+    )  # fmt: skip
 
     def __init__(self, site, how, params):
         self.site, self.how, self.params = site, how, params
