@@ -244,7 +244,6 @@ def _read_shape(f, graph):
         else ("after" if graph.built_after(by) else "same")
     )
     alive = by.inputs_alive()
-    inner = _inner_caller(by.site) if by.within else None
     holders, unchanged = (
         ([], False) if mine else _holders(firsts, f.roots, by.seq)
     )
@@ -261,6 +260,22 @@ def _read_shape(f, graph):
             mine
             or [n for n in firsts if by in n.metadata.get(ROOT, ())]
         ),
+        grad_inputs_here=any(
+            graph.leaves_new.get(i) is t for i, t in alive.items()
+        ),
+        grad_inputs_trained=any(i in f._trained for i in alive),
+        new_forward=graph.new_forward(by),
+    )
+    _read_freeing_call(f, by)
+
+
+def _read_freeing_call(f, by):
+    """Who made the call that freed the graph, and how: a library or
+    your code, without a graph, repeated by a timer, first order by a
+    library's option, inside another backward."""
+    inner = _inner_caller(by.site) if by.within else None
+    checkpoint = os.path.join("torch", "utils", "checkpoint.py")
+    f.__dict__.update(
         library_and_yours=(by.by is None) != (f.caller is None),
         grad_without_graph=by.kind == "autograd.grad()"
         and not by.create_graph,
@@ -268,17 +283,9 @@ def _read_shape(f, graph):
         first_order=by.kind == "autograd.grad()"
         and not by.create_graph
         and by.by in FIRST_ORDER,
-        grad_inputs_here=any(
-            graph.leaves_new.get(i) is t for i, t in alive.items()
-        ),
-        grad_inputs_trained=any(i in f._trained for i in alive),
-        new_forward=graph.new_forward(by),
         nested=by.within is not None,
         nested_in=inner,
-        nested_checkpoint=bool(inner)
-        and inner[0].endswith(
-            os.path.join("torch", "utils", "checkpoint.py")
-        ),
+        nested_checkpoint=bool(inner) and inner[0].endswith(checkpoint),
         nested_option=bool(inner) and _option(inner) is not None,
         calls_after=sum(1 for c in _calls() if c.number > by.number),
         freed_line=_your_line(by.site),
