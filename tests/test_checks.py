@@ -533,6 +533,85 @@ for step in range(3):
     ),
 }
 
+# The scaler checks' neighbours: mixed precision (GradScaler on CPU, bfloat16 autocast).
+_AMP = """scaler = torch.amp.GradScaler("cpu", **SCALER)
+def loss_of(x):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return model(x).float().pow(2).mean()
+for step in range(3):
+    x = torch.randn(16, 4, requires_grad=True)
+    opt.zero_grad()
+"""
+_AMP_STEP = "    scaler.step(opt)\n    scaler.update()\n"
+AMP = {
+    # Accumulation over two micro-batches, unscale_ once, then the clip: the AMP recipe.
+    "accumulated_then_unscaled_and_clipped": (
+        "    for micro in range(2):\n        scaler.scale(loss_of(x) / 2).backward()\n"
+        "    scaler.unscale_(opt)\n    nn.utils.clip_grad_norm_(model.parameters(), 0.5)\n",
+        {},
+        "",
+    ),
+    # A scaler switched off (the CPU fallback many scripts use): its gradients are not scaled.
+    "clip_with_the_scaler_disabled": (
+        "    scaler.scale(loss_of(x)).backward()\n"
+        "    nn.utils.clip_grad_norm_(model.parameters(), 0.5)\n",
+        {"enabled": False},
+        "",
+    ),
+    # The clip of another model, with no scaler's backward behind its .grad.
+    "clip_of_a_model_the_scaler_never_saw": (
+        "    other = nn.Linear(4, 1)\n    other(x).sum().backward()\n"
+        "    scaler.scale(loss_of(x)).backward()\n"
+        "    nn.utils.clip_grad_norm_(other.parameters(), 0.5)\n",
+        {},
+        "",
+    ),
+    "clip_by_value_before_unscale": (
+        "    scaler.scale(loss_of(x)).backward()\n"
+        "    nn.utils.clip_grad_value_(model.parameters(), clip_value=0.1)\n",
+        {},
+        "clip-scaled-gradients",
+    ),
+    # Gradients that overflow at that scale: the scaler skips the step, the check still runs.
+    "clip_before_unscale_at_a_skipped_step": (
+        "    scaler.scale(loss_of(x) * 1000).backward()\n"
+        "    nn.utils.clip_grad_norm_(model.parameters(), 0.5)\n",
+        {"init_scale": 2.0**127},
+        "clip-scaled-gradients",
+    ),
+    # The penalty unscaled by a division by the scale's square, after the norm is squared.
+    "penalty_divided_by_the_squared_scale": (
+        "    loss = loss_of(x)\n    (g,) = torch.autograd.grad(scaler.scale(loss), x, "
+        "create_graph=True)\n    penalty = g.pow(2).sum() / scaler.get_scale() ** 2\n"
+        "    scaler.scale(loss + penalty).backward()\n",
+        {},
+        "",
+    ),
+    # WGAN-GP's penalty on the input's gradient, taken of the scaled output, never unscaled.
+    "input_gradient_penalty_left_scaled": (
+        "    loss = loss_of(x)\n    (g,) = torch.autograd.grad(scaler.scale(loss), x, "
+        "create_graph=True)\n    penalty = (g.norm(dim=1) - 1).pow(2).mean()\n"
+        "    scaler.scale(loss + penalty).backward()\n",
+        {},
+        "penalty-from-scaled-gradients",
+    ),
+    # The same penalty's norm logged, unscaled for the loss: a log is no loss.
+    "scaled_gradient_norm_only_logged": (
+        "    loss = loss_of(x)\n    (g,) = torch.autograd.grad(scaler.scale(loss), x, "
+        'create_graph=True)\n    print(f"{g.norm().item():.1f}")\n'
+        "    penalty = (g * (1.0 / scaler.get_scale())).norm(dim=1).sub(1).pow(2).mean()\n"
+        "    scaler.scale(loss + penalty).backward()\n",
+        {},
+        "",
+    ),
+}
+NEAR.update(
+    {
+        name: (f"SCALER = {kwargs!r}\n" + _AMP + body + _AMP_STEP, want)
+        for name, (body, kwargs, want) in AMP.items()
+    }
+)
+
 
 @pytest.mark.parametrize("name", sorted(NEAR))
 def test_programs_near_the_checks(name, tmp_path):

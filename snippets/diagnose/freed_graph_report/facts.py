@@ -19,6 +19,7 @@ from .watching import (
     _CUT_PARAMS,
     _FINDINGS,
     _LAST_STEP,
+    _SCALED_FOUND,
     _STALE,
     _STEPPED,
     RAN,
@@ -833,6 +834,13 @@ CHECKING = {
     "stale_cut": "parameters that a loss reached only through a value "
     "cut from them, read at two steps or more, made before a step "
     "changed them",
+    "clipped_scaled": "clip_grad_norm_ or clip_grad_value_ clipped the "
+    ".grad of an optimizer's parameters that a GradScaler's scaled "
+    "backward wrote, before unscale_() of that optimizer, and the "
+    "scaler's step() for it followed",
+    "penalty_scaled": "a backward() of a loss computed from gradients "
+    "that autograd.grad() took of a GradScaler's scaled output, never "
+    "multiplied by the inverse of the scale",
 }
 
 
@@ -840,7 +848,7 @@ def findings():
     """What the checks read about the run so far: one record for each
     backward call a check may report, and one for each cut value that
     froze parameters or was read stale."""
-    found = _cut_findings()
+    found = _cut_findings() + [_scaled(f) for f in _SCALED_FOUND]
     # A call may be noted twice (a dead term, and a kept graph rerun).
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
@@ -891,7 +899,7 @@ def _meant(c):
 def _finding(**fields):
     """A finding: the facts CHECKING names (none holds unless given),
     and what its report prints."""
-    none = {**dict.fromkeys(CHECKING, False), "cut": None}
+    none = {**dict.fromkeys(CHECKING, False), "cut": None, "clip": None}
     return Facts(**{**none, **fields})
 
 
@@ -903,6 +911,21 @@ def _cut_finding(cut, params, frozen):
         params=params,
         steps=min(c.steps for c in params),
     )
+
+
+def _scaled(found):
+    """The finding for a clip of scaled gradients, or for a loss that
+    took in a penalty from them: (its gradients, the backward's
+    site)."""
+    if isinstance(found, tuple):
+        grads, site = found
+        return _finding(
+            penalty_scaled=True,
+            taken=_frames(grads.site),
+            summed=_frames(site),
+            scale=grads.scale,
+        )
+    return _finding(clipped_scaled=True, clip=found, scale=found.scale)
 
 
 def _rerun(call):

@@ -1,6 +1,7 @@
 """The report: the facts as they are, the rule that decided, and the
 verdict (the fix, where to apply it, and the page that explains it)."""
 
+import math
 import os
 
 import torch
@@ -508,6 +509,10 @@ def _sites(finding):
     if finding.cut:
         line = _first_yours(_frames(finding.cut.site))
         return ("cut", finding.frozen, line)
+    if finding.clip:
+        return ("clip", _first_yours(_frames(finding.clip.site)))
+    if finding.penalty_scaled:
+        return ("scaled", _first_yours(finding.taken))
     if finding.dead:
         return (
             "dead",
@@ -528,14 +533,17 @@ def _where_called(call):
 
 
 def _check_text(check, f, times):
-    calls = (
-        f" (at {_count(times, 'backward call')})" if times > 1 else ""
-    )
+    noun = "scaler step" if f.clip else "backward call"
+    calls = f" (at {_count(times, noun)})" if times > 1 else ""
     out = [f"check: {check.name}{calls}"]
     if f.cut:
         return out + _cut_text(check, f)
     if f.dead:
         return out + _dead_text(check, f)
+    if f.clip:
+        return out + _clip_text(check, f)
+    if f.penalty_scaled:
+        return out + _penalty_text(check, f)
     out += [
         f"  kept at  {_where_called(f.kept)}",
         f"  ran at   {_where_called(f.call)}",
@@ -599,6 +607,64 @@ def _cut_text(check, f):
         f"  compute the value inside each step, with its graph, in "
         f"place of the cut at {line}",
         f"see: {SITE}fix/#recompute",
+    ]
+
+
+def _clip_text(check, f):
+    clip = f.clip
+    mine = _yours(_frames(clip.site))
+    line = f"line {mine[-1][1]}" if mine else "the clip"
+    return [
+        f"  clipped at {_first_yours(_frames(clip.site))}",
+        f"harm:     {_clip_harm(clip, f.scale)}",
+        f"why:      {SITE}{check.see}",
+        "fix: unscale",
+        f"  scaler.unscale_(optimizer) before the clip at {line}",
+        f"see: {SITE}scenarios/amp/#fix-unscale-before-clipping",
+    ]
+
+
+def _clip_harm(clip, scale):
+    times = f"the scaler's scale ({scale:g})"
+    if clip.how == "value":
+        return (
+            f"clip_grad_value_ clipped the gradients times {times} at "
+            f"{clip.limit:g}: no entry of the gradient the step "
+            f"applied exceeds {clip.limit / scale:.3g}"
+        )
+    measured = float(clip.measured)
+    if not math.isfinite(measured):
+        return (
+            f"clip_grad_norm_ measured {measured}: the gradients times "
+            f"{times} overflowed, and the scaler skipped the step; at "
+            "a step it takes, the clip cuts the gradient times the "
+            "scale"
+        )
+    applied = min(measured, clip.limit) / scale
+    meant = min(measured / scale, clip.limit)
+    return (
+        f"clip_grad_norm_ measured {measured:.6g}, the real norm "
+        f"({measured / scale:.4g}) times {times}: against max_norm "
+        f"{clip.limit:g} the step applied a gradient of norm "
+        f"{applied:.3g}, where a clip of the real gradient gives "
+        f"{meant:.4g}"
+    )
+
+
+def _penalty_text(check, f):
+    taken = _yours(f.taken)
+    line = f"line {taken[-1][1]}" if taken else "the grad() call"
+    return [
+        f"  taken at {_first_yours(f.taken)}",
+        f"  backpropagated at {_first_yours(f.summed)}",
+        f"harm:     those gradients are the real ones times the "
+        f"scaler's scale ({f.scale:g}): a term made from them is off "
+        "by that factor (or its square), and moves when the scale does",
+        f"why:      {SITE}{check.see}",
+        "fix: unscale",
+        f"  multiply the gradients from {line} by 1 / "
+        "scaler.get_scale() before the penalty uses them",
+        f"see: {SITE}scenarios/amp/#fix-gradient-penalty",
     ]
 
 

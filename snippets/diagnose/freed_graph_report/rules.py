@@ -709,3 +709,24 @@ def _stale_cut_value(f):
     reached the loss only through it: it is a value of their old
     weights, and they get no gradient from it."""
     return f.stale_cut
+
+
+@check("clip-scaled-gradients", "scenarios/amp/#wrong-fix-clip-scaled")
+def _clip_scaled_gradients(f):
+    """clip_grad_norm_ (or clip_grad_value_) clipped gradients a
+    GradScaler's backward had multiplied by its scale, before
+    unscale_(): the limit applied to the scaled gradient, so the step
+    applies a gradient the scale times smaller than the clip meant."""
+    return f.clipped_scaled
+
+
+@check(
+    "penalty-from-scaled-gradients",
+    "scenarios/amp/#wrong-fix-penalty-scaled",
+)
+def _penalty_from_scaled_gradients(f):
+    """A loss took in a term computed from the gradients of a
+    GradScaler's scaled output (autograd.grad() with create_graph=True)
+    never multiplied by 1 / the scale: the term is off by that factor
+    (or its square), and moves whenever the scale does."""
+    return f.penalty_scaled

@@ -907,6 +907,8 @@ def _wrap(real, kind, reporter):
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
                 _MARKING.start(_as_list(result), site)
+            elif kind == "autograd.grad()":
+                _scaled_grads(tensors, _as_list(result), site)
             elif keep and not create:
                 _MARKING.reads(site)  # .grad, read before its next use
             return result
@@ -942,6 +944,9 @@ def _about_to_run(kind, site, given, reporter):
     watched = _UNDER_KEPT and kind == "backward()"
     ran.grads_before = _grads_now() if watched else None
     ran.double, ran.term = _again(roots, nrs, kind, outs, inputs)
+    scaled = [_get(_SCALED, t) for t in tensors if _get(_SCALED, t)]
+    if scaled and kind == "backward()":
+        _SCALED_FOUND.append((scaled[0], site))
     ran.dead = _MARKING.stop(tensors, kind == "backward()")
     if kind == "backward()" and _CUTTING[0]:
         _read_cuts(tensors, reporter)
@@ -1072,6 +1077,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
                 del torch.Tensor.grad  # TensorBase's again
             _MARKED.clear()
             _DEAD.clear()
+            _SCALED.clear()
         return dead[0] if dead else None
 
     def resume(self):
@@ -1079,7 +1085,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
         while anything is marked or cuts are followed."""
         if _compiled():
             _CUTTING[0] = False
-        elif _MARKED or _DEAD or _CUTTING[0]:
+        elif _MARKED or _DEAD or _SCALED or _CUTTING[0]:
             self._enter()
 
     def _enter(self):
@@ -1103,6 +1109,8 @@ class _Marking(torch.overrides.TorchFunctionMode):
         out = func(*args, **(kwargs or {}))
         if self.on and _MARKED:
             _mark(func, args, kwargs or {}, out)
+        if self.on and _SCALED:
+            _carry_scaled(func, args, kwargs or {}, out)
         if _CUTTING[0] and (
             _CUTS
             or not torch.is_grad_enabled()
@@ -1188,6 +1196,174 @@ def _get(marks, tensor):
 
 def _put(marks, tensor, value):
     marks[id(tensor)] = (weakref.ref(tensor), value)
+
+
+# --- mixed precision: gradients still scaled (checks of a run) -------
+
+_SCALERS = weakref.WeakSet()  # GradScalers that scaled since update()
+_SCALER_OUTS = {}  # tensor: the GradScaler whose scale() returned it
+_SCALED = {}  # tensor: the _ScaledGrads it is computed from
+_CLIPS = []  # _Clip records of .grad clipped while scaled
+_SCALED_FOUND = []  # _Clip, or (_ScaledGrads, backward site): checks
+_MULS = {"mul", "__mul__", "__rmul__", "mul_", "__imul__"}
+_DIVS = {"div", "__truediv__", "div_", "__itruediv__"}
+_LIMITS = {"norm": "max_norm", "value": "clip_value"}
+
+
+class _ScaledGrads:
+    """Gradients that autograd.grad() took, with a graph, of an output
+    that GradScaler.scale() made: where, and the scale they carry."""
+
+    __slots__ = ("site", "scale")
+
+    def __init__(self, site, scale):
+        self.site, self.scale = site, scale
+
+
+class _Clip:
+    """A clip of .grad while a GradScaler's scaled backward had left it
+    scaled: where, how (norm or value), its limit, the norm it measured
+    (a tensor, read only if reported), its parameters' ids, and the
+    optimizers the scaler had unscaled then."""
+
+    __slots__ = (
+        "site", "how", "limit", "measured", "ids", "scaler",
+        "unscaled", "scale",
+    )  # fmt: skip
+
+    def __init__(self, site, how, limit, measured, ids, scaler):
+        self.site, self.how, self.limit = site, how, limit
+        self.measured, self.ids, self.scaler = measured, ids, scaler
+        states = getattr(scaler, "_per_optimizer_states", {})
+        self.unscaled = {
+            key
+            for key, state in states.items()
+            if getattr(state.get("stage"), "name", "") == "UNSCALED"
+        }
+        self.scale = None  # read when its scaler steps
+
+
+def _scaling(real):
+    """GradScaler.scale that notes the scaler, and what it returned."""
+
+    def scale(self, outputs):
+        out = real(self, outputs)
+        if self.is_enabled():
+            _SCALERS.add(self)
+            for t in pytree.tree_leaves(out):
+                if isinstance(t, torch.Tensor):
+                    _put(_SCALER_OUTS, t, self)
+        return out
+
+    return scale
+
+
+def _scaler_steps(real):
+    """GradScaler.step that first checks the clips of its optimizer's
+    parameters made before unscale_()."""
+
+    def step(self, optimizer, *args, **kwargs):
+        owned = {
+            id(p) for group in optimizer.param_groups
+            for p in group["params"]
+        }  # fmt: skip
+        for clip in [c for c in _CLIPS if c.scaler is self]:
+            if id(optimizer) not in clip.unscaled and clip.ids & owned:
+                clip.scale = self.get_scale()
+                _SCALED_FOUND.append(clip)
+                _CLIPS.remove(clip)
+        return real(self, optimizer, *args, **kwargs)
+
+    return step
+
+
+def _scaler_updates(real):
+    """GradScaler.update that forgets what this scaler's step read."""
+
+    def update(self, *args, **kwargs):
+        _SCALERS.discard(self)
+        _CLIPS[:] = [c for c in _CLIPS if c.scaler is not self]
+        for key in [k for k, (r, _) in _SCALER_OUTS.items() if not r()]:
+            del _SCALER_OUTS[key]
+        return real(self, *args, **kwargs)
+
+    return update
+
+
+def _clipping(real, how):
+    """clip_grad_norm_ or clip_grad_value_ that notes a clip made
+    while a scaler that scaled a loss since its update() is about."""
+
+    def clip(parameters, *args, **kwargs):
+        if not _SCALERS:
+            return real(parameters, *args, **kwargs)
+        params = (
+            [parameters]
+            if isinstance(parameters, torch.Tensor)
+            else list(parameters)
+        )
+        result = real(params, *args, **kwargs)
+        limit = args[0] if args else kwargs.get(_LIMITS[how])
+        ids = {id(p) for p in params if p.grad is not None}
+        site = _site()
+        for scaler in list(_SCALERS):
+            _CLIPS.append(_Clip(site, how, limit, result, ids, scaler))
+        return result
+
+    clip.__wrapped__ = real
+    return clip
+
+
+def _scaled_grads(outputs, grads, site):
+    """Mark the gradients autograd.grad() took, with a graph, of an
+    output GradScaler.scale() made, and what is computed from them."""
+    scalers = [_get(_SCALER_OUTS, t) for t in outputs]
+    scaler = next((s for s in scalers if s is not None), None)
+    grads = [g for g in grads or () if g is not None]
+    if scaler is None or not grads or _compiled():
+        return
+    mark = _ScaledGrads(site, scaler.get_scale())
+    for g in grads:
+        _put(_SCALED, g, mark)
+    _MARKING._enter()
+
+
+def _carry_scaled(func, args, kwargs, out):
+    """What is computed from scaled gradients is scaled, unless it is a
+    multiplication by the scale's inverse (or its square's), or a
+    division by the scale (or its square)."""
+    flat = [
+        t
+        for t in pytree.tree_leaves((args, kwargs))
+        if isinstance(t, torch.Tensor)
+    ]
+    marks = [_get(_SCALED, t) for t in flat if _get(_SCALED, t)]
+    if not marks or _unscales(func, args, marks[0].scale):
+        return
+    for o in pytree.tree_leaves(out):
+        if isinstance(o, torch.Tensor):
+            _put(_SCALED, o, marks[0])
+
+
+def _unscales(func, args, scale):
+    name = getattr(func, "__name__", "")
+    if name in _MULS:
+        wanted = (1 / scale, 1 / scale**2)
+        factors = [a for a in args[:2] if _get(_SCALED, a) is None]
+    elif name in _DIVS:
+        wanted, factors = (scale, scale**2), args[1:2]
+    else:
+        return False
+    for f in factors:
+        if isinstance(f, torch.Tensor):
+            if f.numel() != 1:
+                continue
+            f = f.item()
+        if isinstance(f, (int, float)) and any(
+            abs(f - w) <= 1e-3 * w for w in wanted
+        ):
+            return True
+    return False
 
 
 # --- cuts: where a value leaves its graph (checks of a run) -----------
@@ -1514,6 +1690,8 @@ def recording(reporter):
     _STEPS[0] = 0
     for kept in (_CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE):
         kept.clear()
+    for kept in (_SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND):
+        kept.clear()
     _UNDER_KEPT.clear()
     _CUTTING[0] = True
     try:
@@ -1530,6 +1708,7 @@ def recording(reporter):
             hook = register_optimizer_step_pre_hook(_before_step)
             stack.callback(hook.remove)
             _record_creation(stack)
+            _watch_scaling(stack)
             _MARKING.resume()
             yield
     finally:
@@ -1537,6 +1716,26 @@ def recording(reporter):
         _CUTTING[0] = False
         _MARKING.stop(())
         _WATCHING.pop()
+
+
+def _watch_scaling(stack):
+    """Watch GradScaler's scale, step and update, and the clips of
+    .grad, until `stack` closes."""
+    from torch.amp.grad_scaler import GradScaler
+    from torch.nn.utils import clip_grad
+
+    wraps = {"scale": _scaling, "step": _scaler_steps}
+    wraps["update"] = _scaler_updates
+    for name, wrap in wraps.items():
+        real = GradScaler.__dict__[name]
+        setattr(GradScaler, name, wrap(real))
+        stack.callback(setattr, GradScaler, name, real)
+    for how in _LIMITS:
+        name = f"clip_grad_{how}_"
+        real = getattr(clip_grad, name)
+        for module in (clip_grad, torch.nn.utils):
+            setattr(module, name, _clipping(real, how))
+            stack.callback(setattr, module, name, real)
 
 
 def _pausing(real):

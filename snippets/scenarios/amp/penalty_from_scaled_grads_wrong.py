@@ -3,6 +3,7 @@ from torch import nn
 
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
 scaler = torch.amp.GradScaler("cpu")
 x, y = torch.randn(16, 4), torch.randn(16, 1)
 params = list(model.parameters())
@@ -21,3 +22,7 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     meant = meant.sqrt()
 print(f"loss = {loss:.4f}, penalty = {penalty:.1f}")
 print(f"penalty / intended penalty = {penalty / meant:.0f}")
+# The step trains on that penalty: it swamps the loss.
+scaler.scale(loss + penalty).backward()
+scaler.step(opt)
+scaler.update()
