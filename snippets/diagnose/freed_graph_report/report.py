@@ -585,9 +585,8 @@ def _cut_text(check, f):
     if f.frozen:
         harm = (
             f"{shown} reached the loss only through the value cut "
-            f"there (by {f.cut.how}), and had no gradient at any of "
-            f"the {_count(f.steps, 'optimizer step')} since: the cut "
-            f"froze {_them(names)}"
+            f"there (by {f.cut.how}), and had no gradient at "
+            f"{_steps_after(f.steps)}: the cut froze {_them(names)}"
         )
     else:
         one = len(names) == 1
@@ -599,15 +598,31 @@ def _cut_text(check, f):
             f"through it: the loss reads {its} old values, and {gets} "
             "no gradient"
         )
-    return [
-        f"  cut at   {_first_yours(_frames(f.cut.site))}",
-        f"harm:     {harm}",
-        f"why:      {SITE}{check.see}",
+    fix = [
         "fix: recompute",
         f"  compute the value inside each step, with its graph, in "
         f"place of the cut at {line}",
         f"see: {SITE}fix/#recompute",
     ]
+    if f.cut.checkpointed:  # the cut hid a backward inside a backward
+        fix = [
+            "fix: pass it in",
+            f"  drop the cut at {line}, and pass the value to "
+            "checkpoint() as an argument",
+            f"see: {SITE}scenarios/nested-backward/#fix-pass-it-in",
+        ]
+    return [
+        f"  cut at   {_first_yours(_frames(f.cut.site))}",
+        f"harm:     {harm}",
+        f"why:      {SITE}{check.see}",
+        *fix,
+    ]
+
+
+def _steps_after(n):
+    if n == 1:
+        return "the optimizer step since"
+    return f"any of the {n} optimizer steps since"
 
 
 def _clip_text(check, f):

@@ -1378,6 +1378,7 @@ _CUT_PARAMS = {}  # id(parameter): its _CutParameter
 _READ_NOW = []  # the cuts read by a backward since the last step
 _GRADDED = set()  # ids of the parameters that had a .grad at a step
 _STALE = []  # (cut, _CutParameter): a value read when stale
+_RECOMPUTED = [0]  # reentrant checkpoint forwards running now
 
 
 class _Cut:
@@ -1388,6 +1389,7 @@ class _Cut:
 
     __slots__ = (
         "site", "how", "params", "number", "step", "steps", "fresh",
+        "checkpointed",
     )  # fmt: skip
 
     def __init__(self, site, how, params):
@@ -1396,6 +1398,7 @@ class _Cut:
         # The _CutParameters with a gradient at a step that read it:
         # they reach the loss by a fresh path too.
         self.fresh = set()
+        self.checkpointed = False  # read in a reentrant checkpoint
 
 
 class _CutParameter:
@@ -1438,7 +1441,9 @@ def _cut(func, args, kwargs, out, before=None):
         else "inference_mode"
         if torch.is_inference_mode_enabled()
         else "no_grad"
-        if not torch.is_grad_enabled()
+        # A reentrant checkpoint's forward runs under no_grad, and its
+        # backward runs it again with a graph: no cut.
+        if not torch.is_grad_enabled() and not _RECOMPUTED[0]
         else None
     )
     graphed = [t for t in ins if t.requires_grad] if how else ()
@@ -1455,6 +1460,8 @@ def _cut(func, args, kwargs, out, before=None):
     if not records:
         return
     records = tuple(dict.fromkeys(records))[-8:]
+    for r in records if _RECOMPUTED[0] else ():
+        r.checkpointed = True
     outs = (out,) if isinstance(out, torch.Tensor) else out
     for o in outs if isinstance(outs, (list, tuple)) else ():
         # A parameter written in place (an init, an average) is not a
@@ -1709,6 +1716,7 @@ def recording(reporter):
             stack.callback(hook.remove)
             _record_creation(stack)
             _watch_scaling(stack)
+            _watch_checkpoints(stack)
             _MARKING.resume()
             yield
     finally:
@@ -1736,6 +1744,24 @@ def _watch_scaling(stack):
         for module in (clip_grad, torch.nn.utils):
             setattr(module, name, _clipping(real, how))
             stack.callback(setattr, module, name, real)
+
+
+def _watch_checkpoints(stack):
+    """Count the reentrant checkpoint forwards running, until `stack`
+    closes."""
+    from torch.utils.checkpoint import CheckpointFunction
+
+    real = CheckpointFunction.__dict__["forward"]
+
+    def forward(*args):
+        _RECOMPUTED[0] += 1
+        try:
+            return real.__func__(*args)
+        finally:
+            _RECOMPUTED[0] -= 1
+
+    CheckpointFunction.forward = staticmethod(forward)
+    stack.callback(setattr, CheckpointFunction, "forward", real)
 
 
 def _pausing(real):
