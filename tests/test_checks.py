@@ -588,6 +588,17 @@ AMP = {
         {},
         "",
     ),
+    # Unscaled in place, the gradients of all parameters at once.
+    "penalty_of_gradients_divided_in_place": (
+        "    loss = loss_of(x)\n    grads = torch.autograd.grad(scaler.scale(loss), "
+        "list(model.parameters()), create_graph=True)\n"
+        "    grads = [g.clone() for g in grads]\n"
+        "    torch._foreach_div_(grads, scaler.get_scale())\n"
+        "    penalty = sum(g.pow(2).sum() for g in grads)\n"
+        "    scaler.scale(loss + penalty).backward()\n",
+        {},
+        "",
+    ),
     # WGAN-GP's penalty on the input's gradient, taken of the scaled output, never unscaled.
     "input_gradient_penalty_left_scaled": (
         "    loss = loss_of(x)\n    (g,) = torch.autograd.grad(scaler.scale(loss), x, "

@@ -1206,7 +1206,9 @@ _SCALED = {}  # tensor: the _ScaledGrads it is computed from
 _CLIPS = []  # _Clip records of .grad clipped while scaled
 _SCALED_FOUND = []  # _Clip, or (_ScaledGrads, backward site): checks
 _MULS = {"mul", "__mul__", "__rmul__", "mul_", "__imul__"}
+_MULS |= {"_foreach_mul", "_foreach_mul_"}
 _DIVS = {"div", "__truediv__", "div_", "__itruediv__"}
+_DIVS |= {"_foreach_div", "_foreach_div_"}
 _LIMITS = {"norm": "max_norm", "value": "clip_value"}
 
 
@@ -1338,7 +1340,13 @@ def _carry_scaled(func, args, kwargs, out):
         if isinstance(t, torch.Tensor)
     ]
     marks = [_get(_SCALED, t) for t in flat if _get(_SCALED, t)]
-    if not marks or _unscales(func, args, marks[0].scale):
+    if not marks:
+        return
+    if _unscales(func, args, marks[0].scale):
+        name = func.__name__
+        if name.endswith("_") or name.startswith("__i"):  # in place
+            for t in pytree.tree_leaves(args[0]):
+                _SCALED.pop(id(t), None)
         return
     for o in pytree.tree_leaves(out):
         if isinstance(o, torch.Tensor):
