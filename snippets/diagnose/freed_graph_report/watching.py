@@ -634,18 +634,25 @@ def _stale_under(call, leaves):
     an optimizer step that had a .grad for them (a fused step moves no
     version)."""
     stale = changed_since(call, leaves)
-    stepped = set()
-    for number, ids in _STEPPED_WITH_GRAD:
+    stepped = {}
+    for number, refs in _STEPPED_WITH_GRAD:
         if number > call.number:
-            stepped |= ids
+            stepped.update(refs)
     return stale + [
         ref()
         for i, (ref, version) in call.kept_versions.items()
         if i in leaves
         and i not in call.versions
         and ref() is not None
-        and (ref()._version != version or i in stepped)
+        and (ref()._version != version or _holds(stepped, ref()))
     ]
+
+
+def _holds(refs, tensor):
+    """True if `refs` (id: weak reference) holds this very tensor: an
+    id outlives its tensor, and a new tensor may take it."""
+    ref = refs.get(id(tensor))
+    return ref is not None and ref() is tensor
 
 
 def _again(roots, nrs, kind, outs, inputs):
@@ -1010,7 +1017,9 @@ def _after_step(optimizer, args, kwargs):
         p for group in optimizer.param_groups for p in group["params"]
     ]
     # What this step may have changed: a fused step moves no version.
-    grads = {id(p) for p in params if p.grad is not None}
+    grads = {
+        id(p): weakref.ref(p) for p in params if p.grad is not None
+    }
     _STEPPED_WITH_GRAD.append((_LAST_STEP[0], grads))
     _step_cuts(params, grads)  # against the last step's fingerprints
     for p, values in zip(params, _fingerprints(params)):
@@ -1384,7 +1393,7 @@ _DATA = torch._C.TensorBase.__dict__["data"]
 _SOURCES = {}  # grad_fn node: its leaves (until the next step)
 _CUT_PARAMS = {}  # id(parameter): its _CutParameter
 _READ_NOW = []  # the cuts read by a backward since the last step
-_GRADDED = set()  # ids of the parameters that had a .grad at a step
+_GRADDED = {}  # the parameters that had a .grad at a step (weakly)
 _STALE = []  # (cut, _CutParameter): a value read when stale
 _RECOMPUTED = [0]  # reentrant checkpoint forwards running now
 
@@ -1422,7 +1431,7 @@ class _CutParameter:
         self.print = None  # its sum and norm after the last step
         # Trained before, by a step: then only a value cut once and
         # read at several steps froze it (not a carried state).
-        self.before, self.got = id(param) in _GRADDED, 0
+        self.before, self.got = _holds(_GRADDED, param), 0
 
 
 def _tensors_in(args, kwargs):
@@ -1571,7 +1580,8 @@ def written_since(c):
 
 def _changed_after(param, number):
     return any(
-        n > number and id(param) in ids for n, ids in _STEPPED_WITH_GRAD
+        n > number and _holds(refs, param)
+        for n, refs in _STEPPED_WITH_GRAD
     )
 
 
