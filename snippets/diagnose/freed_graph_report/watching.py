@@ -1039,7 +1039,9 @@ class _Marking(torch.overrides.TorchFunctionMode):
     next backward() or optimizer step: what is computed from that
     gradient is marked, and a sum that takes in a marked value with no
     graph as one term (a penalty) is noted: that term adds nothing to
-    any gradient."""
+    any gradient. Also on after grad() of a GradScaler's scaled output
+    (its gradients carry the scale until multiplied by its inverse),
+    and while cuts are followed."""
 
     def __init__(self):
         super().__init__()
@@ -1213,7 +1215,7 @@ _SCALERS = weakref.WeakSet()  # GradScalers that scaled since update()
 _SCALER_OUTS = {}  # tensor: the GradScaler whose scale() returned it
 _SCALED = {}  # tensor: the _ScaledGrads it is computed from
 _CLIPS = []  # _Clip records of .grad clipped while scaled
-_SCALED_FOUND = []  # _Clip, or (_ScaledGrads, backward site): checks
+_SCALED_FOUND = deque(maxlen=256)  # _Clip, or (_ScaledGrads, site)
 _MULS = {"mul", "__mul__", "__rmul__", "mul_", "__imul__"}
 _MULS |= {"_foreach_mul", "_foreach_mul_"}
 _DIVS = {"div", "__truediv__", "div_", "__itruediv__"}
