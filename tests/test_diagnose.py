@@ -727,6 +727,13 @@ def test_each_rule_reads_only_its_facts(table):
         )
 
 
+def test_every_because_line_names_a_rule():
+    """The report's lines that print what a rule read (`_BECAUSE`) are keyed by rule names: a
+    renamed rule must not lose them silently."""
+    names = {rule.name for rule in command()["RULES"]}
+    assert set(command()["_BECAUSE"]) <= names, set(command()["_BECAUSE"]) - names
+
+
 def test_every_verdict_has_its_text():
     """A rule's single fix, and the one a guard may leave of two, has the text that says where
     to apply it (a missing one once crashed the command: KeyError('recompute register'))."""

@@ -19,6 +19,7 @@ from .watching import (
     _CUT_PARAMS,
     _FINDINGS,
     _LAST_STEP,
+    _LINEAR,
     _SCALED_FOUND,
     _STALE,
     _STEPPED,
@@ -35,6 +36,7 @@ from .watching import (
     _is_here,
     _is_leaf,
     _is_library,
+    _made,
     _name,
     _package,
     _ReadGrad,
@@ -81,6 +83,14 @@ DECIDING = {
     "ones built on it: read again as it was (a memo, a cache)",
     "carried": "the lines that made the value also made the node "
     "that takes it in now (a state fed back)",
+    "rebuilt": "the code that made the value ran again since: a node "
+    "of this graph was made by the same calls, every frame (a state "
+    "written at each step; a memo is made once)",
+    "linear": "the loss takes the value in only through sums, views "
+    "and constant multiples (detached, it would change no gradient)",
+    "alone": "the value is the loss's only way to anything that needs "
+    "a gradient: one reused value, and no leaf reached without it "
+    "(detached, the backward has nothing to run)",
     "stale": "a parameter or tensor the value was made from holds "
     "other values now, or was replaced",
     "replaced": "tensors the value was made from that your program "
@@ -100,6 +110,9 @@ DECIDING = {
     "them no gradient)",
     "unowned": "tensors that need a gradient, reached only through the "
     "value, that no optimizer owns",
+    "unregistered": "of those (of all reached only through it, with no "
+    "optimizer), one is a Parameter that no module of yours registers, "
+    "or a tensor a module keeps as a plain attribute: meant to train",
     "optimizers": "an optimizer owns a leaf of this graph",
     "hidden": "a reentrant checkpoint in this graph hides the "
     "parameters its function uses (they show only when its backward "
@@ -172,6 +185,7 @@ def _read_owners(f, graph):
         }
     outside = {i: t for i, t in new.items() if i in trained}
     theirs = _owners(set(outside), opts)
+    loose = unowned if every else only
     f.__dict__.update(
         optimizers=bool(opts),
         hidden=any(
@@ -180,6 +194,7 @@ def _read_owners(f, graph):
         through=len(through),
         only=len(only),
         unowned=len(unowned),
+        unregistered=bool(loose) and _unregistered(loose),
         trains_outside=bool(outside),
         other_model=bool(
             only and theirs and not (_owners(only, opts) & theirs)
@@ -257,6 +272,9 @@ def _read_shape(f, graph):
         # takes it in was built after the backward that freed it (a
         # recurrence inside one forward is not carried).
         carried=not mine and order == "after" and graph.carried(),
+        rebuilt=not mine and graph.rebuilt(),
+        linear=not mine and graph.linear(),
+        alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine
             or [n for n in firsts if by in n.metadata.get(ROOT, ())]
@@ -456,6 +474,31 @@ class _Graph:
             for j, n in self.crossings
         )
 
+    def rebuilt(self, most=5000):
+        """True if a node of the new part was made by the same calls,
+        every frame, as a reused value's node: the code that made the
+        value ran again (a state rewritten at each step)."""
+        targets = {n for _, n in self.crossings}
+        kinds = {_name(n) for n in targets}
+        made = {tuple(f[:2] for f in _made(n)) for n in targets} - {()}
+        return any(
+            _name(n) in kinds and tuple(f[:2] for f in _made(n)) in made
+            for n in self.new[:most]
+        )
+
+    def linear(self):
+        """True if every node of the new part on a way from the roots to
+        a reused value is a sum, a view, or a multiple by a constant:
+        the loss adds the value in, a term (detached, a constant that
+        changes no gradient)."""
+        targets = {n for _, n in self.crossings}
+        for node in _on_way(self.new, targets):
+            name = _name(node)
+            constant = name in _TIMES and len(_children(node)) == 1
+            if name not in _IN_LINE and not constant:
+                return False
+        return bool(targets)
+
     def built_after(self, by):
         """True if this graph was built after `by` began: a node made
         since takes in the reused value, or a new forward (a node made
@@ -532,6 +575,75 @@ class _Graph:
             and now <= earlier
             and not (_owners(earlier, opts) & behind)
         )
+
+
+# Nodes through which a loss takes a value in linearly: sums, views,
+# indexing; a product or a quotient, where the other operand is a
+# constant.
+_IN_LINE = _LINEAR | {
+    "AddBackward1", "SubBackward1", "RsubBackward1", "SumBackward1",
+    "MeanBackward1", "NegBackward0", "CatBackward0", "ViewBackward0",
+    "UnsafeViewBackward0", "ReshapeAliasBackward0", "ExpandBackward0",
+    "SelectBackward0", "SliceBackward0", "SqueezeBackward0",
+    "SqueezeBackward1", "SqueezeBackward2", "SqueezeBackward3",
+    "UnsqueezeBackward0", "RepeatBackward0", "UnbindBackward0",
+    "PermuteBackward0", "TBackward0", "TransposeBackward0",
+    "IndexBackward0", "SplitBackward0", "AliasBackward0",
+}  # fmt: skip
+_TIMES = {
+    "MulBackward0",
+    "MulBackward1",
+    "DivBackward0",
+    "DivBackward1",
+}
+_IN_LINE -= _TIMES
+
+
+def _on_way(nodes, targets):
+    """The nodes of `nodes` from which a way leads to one of `targets`
+    (a graph has no cycles)."""
+    inside, reaches = set(nodes), {}
+    for start in nodes:
+        todo = [start]
+        while todo:
+            node = todo[-1]
+            if node in reaches:
+                todo.pop()
+                continue
+            kids = _children(node)
+            pending = [
+                c for c in kids if c in inside and c not in reaches
+            ]
+            if pending:
+                todo += pending
+                continue
+            reaches[node] = any(
+                c in targets or reaches[c]
+                for c in kids
+                if c in targets or c in inside
+            )
+            todo.pop()
+    return {n for n, yes in reaches.items() if yes}
+
+
+def _unregistered(leaves):
+    """True if one of the leaves is a Parameter that no module your
+    variables reach registers, or a tensor a module keeps as a plain
+    attribute (meant to train, not registered)."""
+    registered, kept = set(), set()
+    for _, value in _reachable(depth=4):
+        if isinstance(value, torch.nn.Module):
+            registered |= {id(p) for p in value.parameters()}
+            kept |= {
+                id(v)
+                for v in vars(value).values()
+                if isinstance(v, torch.Tensor)
+            }
+    return any(
+        i not in registered
+        and (isinstance(t, torch.nn.Parameter) or i in kept)
+        for i, t in leaves.items()
+    )
 
 
 def _running_step():

@@ -38,6 +38,23 @@ OUTSIDE = [
     "see: "
     f"{SITE}scenarios/saved-tensors-after-backward/#fix-read-before-backward",
 ]
+# The facts a rule reads that no line above prints.
+_MADE_ONCE = "made once: the code that made it has not run again since"
+_UNREGISTERED = (
+    "not registered: a Parameter no module registers, or a tensor a "
+    "module keeps as a plain attribute (meant to train)"
+)
+_BECAUSE = {
+    "carried-made-once": [_MADE_ONCE + " (a memo, not a state)"],
+    "stale-term": [
+        _MADE_ONCE,
+        "a term: the loss adds it in (sums, views, constant "
+        "multiples); detached, it would change no gradient",
+    ],
+    "unregistered-unowned": [_UNREGISTERED],
+    "unregistered-left-alone": [_UNREGISTERED],
+}
+
 # How the graph being backpropagated relates to the freeing backward.
 _ORDER = {
     "same": "built before that backward (the same forward)",
@@ -68,6 +85,9 @@ class Report:
         if f.recorded:
             out += _reached(f)
             out.append(f"rule:     {self.rule.name}")
+            out += [
+                f"  {line}" for line in _BECAUSE.get(self.rule.name, ())
+            ]
         return out + self.verdict()
 
     def verdict(self):
@@ -197,9 +217,10 @@ def _reached(f):
             f"trains {_them(f.outside_names)} without the value)"
         )
     elif f.order == "after" or held:
+        guarded = ", ".join(g.name for g in held)
         out.append(
             "outside it: nothing an optimizer trains"
-            + "".join(f" ({g.name})" for g in held)
+            + (f" ({guarded})" if held else "")
         )
     if f.hidden:
         out.append(

@@ -212,6 +212,14 @@ def _detach_trains_nothing(f):
     )
 
 
+@never("detach-leaves-nothing", "detach")
+def _detach_leaves_nothing(f):
+    """The value is the loss's only way to anything that needs a
+    gradient (one reused value, and no leaf reached without it):
+    detached, the backward would have nothing to run."""
+    return f.alone
+
+
 @rule("nested-own-output", "retain-graph", "nested-own")
 def _nested_own_output(f):
     """A backward inside another one (a custom Function's) ran the
@@ -417,6 +425,16 @@ def _loss_twice(f):
     return f.loss
 
 
+@rule("unregistered-unowned", "recompute", "register")
+def _unregistered_unowned(f):
+    """Nothing an optimizer trains is reached through the value, and
+    what needs a gradient there is a Parameter no module registers, or
+    a tensor a module keeps as a plain attribute: meant to train, and
+    left out of the optimizer. Register it, and make the value from it
+    in each step."""
+    return not f.through and f.unowned and f.unregistered
+
+
 @rule(
     "reaches-unowned",
     [(Q_SHOULD_TRAIN, "recompute"), (Q_NOT_TRAIN, "detach")],
@@ -444,6 +462,15 @@ def _carried_unchanged(f):
     cache a library keeps), where a state would have moved on to a
     newer value built on it. Make it fresh in each step."""
     return f.carried and f.unchanged
+
+
+@rule("carried-made-once", "recompute", "carried")
+def _carried_made_once(f):
+    """Carried from an earlier step, and the code that made the value
+    has not run again since: made once and read again (a memo, a cache
+    a library keeps), not a state rewritten at each step. Make it
+    fresh in each step."""
+    return f.carried and not f.rebuilt
 
 
 @rule(
@@ -536,6 +563,16 @@ def _stale_only_through(f):
     return f.stale and f.only
 
 
+@rule("stale-term", "recompute", "value")
+def _stale_term(f):
+    """Built after the backward, the value stale and made once (its
+    code has not run again), and the loss takes it in as a term only
+    (sums, views, constant multiples): detached, it would be a
+    constant that changes no gradient. Make it again from the current
+    parameters."""
+    return f.stale and not f.rebuilt and f.linear
+
+
 @rule(
     "stale-target-or-cache",
     [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
@@ -553,6 +590,20 @@ def _gan_step(f):
     trained besides the value only another optimizer's parameters (a
     GAN's discriminator step): detach the value for that backward."""
     return f.only and f.gan_like
+
+
+@rule("unregistered-left-alone", "recompute", "register")
+def _unregistered_left_alone(f):
+    """No optimizer owns a leaf here, updates came since and left the
+    value's leaves alone, and one is a Parameter no module registers
+    (or a tensor a module keeps as a plain attribute): meant to train.
+    Register it, and make the value from it in each step."""
+    return (
+        not f.optimizers
+        and f.only
+        and f.updates_left_it
+        and f.unregistered
+    )
 
 
 @rule(
