@@ -4,10 +4,12 @@ before update_D and update_G.
 
 Source: https://github.com/junyanz/BicycleGAN/pull/24
 The user wanted to train BicycleGAN on a dataset of odd length, the
-short last batch skipped. Kept as in the raising script: update_G
-(backward_EG with retain_graph=True, then backward_G_alone's latent
-regression); is_skip() now reads the batch just set, as in the fix,
-and forward() no longer returns early; changed: the nets
+short last batch skipped. is_skip() now reads the batch just set, as
+in the fix, and forward() no longer returns early; update_G takes
+both backward passes before one step (netE frozen for the latent
+regression), as upstream has since commits 6f0eec8 and 8dc078b
+(2020): stepping between them left the second one a graph whose
+saved weights the step had written. Changed: the nets
 became small MLPs on random pairs, one discriminator, 7 pairs, and
 Adam became SGD writing through .data, as optimizers did in PyTorch
 0.3 (a step then bumped no version counter).
@@ -102,11 +104,13 @@ class BiCycleGAN:
         self.loss_z_L1.backward()
 
     def update_G(self):
+        # both backward passes before the step, netE frozen for the
+        # latent regression, as upstream's update_G_and_E since 2020
         self.optimizer_G.zero_grad()
         self.backward_EG()
-        self.optimizer_G.step()
-        self.optimizer_G.zero_grad()
+        self.netE.requires_grad_(False)
         self.backward_G_alone()
+        self.netE.requires_grad_(True)
         self.optimizer_G.step()
 
 
