@@ -958,8 +958,9 @@ CHECKING = {
 
 def findings():
     """What the checks read about the run so far: one record for each
-    backward call a check may report, and one for each cut value that
-    froze parameters or was read stale."""
+    backward call a check may report, one for each cut value that
+    froze parameters or was read stale, and one for each clip, or
+    penalty, of gradients a GradScaler still scaled."""
     found = _cut_findings() + [_scaled(f) for f in _SCALED_FOUND]
     # A call may be noted twice (a dead term, and a kept graph rerun).
     for call in dict.fromkeys(_FINDINGS):
