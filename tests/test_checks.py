@@ -573,6 +573,14 @@ AMP = {
         {},
         "clip-scaled-gradients",
     ),
+    # The norm logged before unscale_ by a clip with no limit (then divided by the scale).
+    "clip_with_no_limit_logs_the_norm": (
+        "    scaler.scale(loss_of(x)).backward()\n"
+        "    norm = nn.utils.clip_grad_norm_(model.parameters(), float('inf'))\n"
+        '    print(f"{norm / scaler.get_scale():.4f}")\n',
+        {},
+        "",
+    ),
     # Gradients that overflow at that scale: the scaler skips the step, the check still runs.
     "clip_before_unscale_at_a_skipped_step": (
         "    scaler.scale(loss_of(x) * 1000).backward()\n"
@@ -596,6 +604,26 @@ AMP = {
         "    torch._foreach_div_(grads, scaler.get_scale())\n"
         "    penalty = sum(g.pow(2).sum() for g in grads)\n"
         "    scaler.scale(loss + penalty).backward()\n",
+        {},
+        "",
+    ),
+    # R1's weight and the unscale folded into one factor.
+    "penalty_weight_folded_with_the_unscale": (
+        "    loss = loss_of(x)\n    (g,) = torch.autograd.grad(scaler.scale(loss), x, "
+        "create_graph=True)\n"
+        "    penalty = g.pow(2).sum(1).mean() * (10.0 / 2 / scaler.get_scale() ** 2)\n"
+        "    scaler.scale(loss + penalty).backward()\n",
+        {},
+        "",
+    ),
+    # A cosine does not see the scale: two batches' gradients aligned, none unscaled.
+    "gradient_alignment_by_cosine": (
+        "    la, lb = loss_of(x[:8]), loss_of(x[8:])\n    params = list(model.parameters())\n"
+        "    ga, gb = (torch.autograd.grad(scaler.scale(l), params, create_graph=True) "
+        "for l in (la, lb))\n"
+        "    flat = [torch.cat([g.flatten() for g in gs]) for gs in (ga, gb)]\n"
+        "    align = 1 - nn.functional.cosine_similarity(*flat, dim=0)\n"
+        "    scaler.scale(la + lb + 0.1 * align).backward()\n",
         {},
         "",
     ),
@@ -658,3 +686,34 @@ for step in range(3):
     harm = re.search(r"^harm: +(.+)$", result.stdout, re.M)
     assert harm, result.stdout
     assert "model.0.weight" in harm.group(1) and "model.2.weight" in harm.group(1), harm.group(1)
+
+
+# A value cut once and read inside reentrant checkpoints: passed in as an argument, it must be
+# made in each step (recompute); read from outside the function, passed in (the nested-backward
+# page's fix). Either way the cut froze the layer that made it.
+_CHECKPOINTED = """\
+from torch.utils.checkpoint import checkpoint
+rel, block = nn.Embedding(8, 8), nn.Linear(8, 8)
+opt = torch.optim.SGD([*rel.parameters(), *block.parameters()], lr=0.1)
+bias = rel(torch.arange(8)).detach()
+ARGS = {args}
+def block_fn(h, *given):
+    return torch.tanh(block(h) + (given[0] if given else bias))
+for step in range(3):
+    h = torch.randn(8, 8, requires_grad=True)
+    for i in range(2):
+        h = checkpoint(block_fn, h, *ARGS, use_reentrant=True)
+    opt.zero_grad()
+    h.pow(2).mean().backward()
+    opt.step()
+"""
+
+
+@pytest.mark.parametrize(("args", "fix"), [("(bias,)", "recompute"), ("()", "pass it in")])
+def test_a_cut_read_in_a_reentrant_checkpoint_gets_the_fix_for_how_it_is_read(tmp_path, args, fix):
+    script = tmp_path / "checkpointed.py"
+    script.write_text(_MODEL + _CHECKPOINTED.replace("{args}", args))
+    result = run_script(diagnosed.driver(), str(script), tmp_path, diagnosed.baseline())
+    assert result.error is None, result.error
+    assert re.findall(r"^check: (\S+)", result.stdout, re.M) == ["frozen-by-cut"], result.stdout
+    assert re.findall(r"^fix: (.+)$", result.stdout, re.M) == [fix], result.stdout

@@ -11,6 +11,7 @@ raised.
 
 import contextlib
 import linecache
+import math
 import os
 import re
 import sys
@@ -1221,6 +1222,8 @@ _MULS |= {"_foreach_mul", "_foreach_mul_"}
 _DIVS = {"div", "__truediv__", "div_", "__itruediv__"}
 _DIVS |= {"_foreach_div", "_foreach_div_"}
 _LIMITS = {"norm": "max_norm", "value": "clip_value"}
+# What these return does not change when their input is scaled.
+_SCALE_FREE = {"cosine_similarity", "normalize", "sign", "sgn"}
 
 
 class _ScaledGrads:
@@ -1255,6 +1258,18 @@ class _Clip:
         }
         self.scale = None  # read when its scaler steps
 
+    def cut(self):
+        """True if the clip changed the gradients (a clip with no limit,
+        or one above the norm it measured, is a log): an overflow's
+        norm (inf, nan) counts, its step is skipped."""
+        limit = float(self.limit)
+        if math.isinf(limit):
+            return False
+        if self.how == "value":
+            return True
+        measured = float(self.measured)
+        return not measured <= limit
+
 
 def _scaling(real):
     """GradScaler.scale that notes the scaler, and what it returned."""
@@ -1281,10 +1296,12 @@ def _scaler_steps(real):
             for p in group["params"]
         }  # fmt: skip
         for clip in [c for c in _CLIPS if c.scaler is self]:
-            if id(optimizer) not in clip.unscaled and clip.ids & owned:
+            _CLIPS.remove(clip)
+            if id(optimizer) in clip.unscaled or not clip.ids & owned:
+                _CLIPS.append(clip)  # another optimizer's step
+            elif clip.cut():
                 clip.scale = self.get_scale()
                 _SCALED_FOUND.append(clip)
-                _CLIPS.remove(clip)
         return real(self, optimizer, *args, **kwargs)
 
     return step
@@ -1365,12 +1382,21 @@ def _carry_scaled(func, args, kwargs, out):
 
 
 def _unscales(func, args, scale):
+    """True if the operation takes the scale out: a function that does
+    not see it (a cosine, a sign, a normalization), a quotient of two
+    scaled values, or a multiplication (division) by a constant that
+    shrinks (grows) what it takes by the square root of the scale or
+    more (1 / scale, a weight folded into 1 / scale**2)."""
     name = getattr(func, "__name__", "")
+    if name in _SCALE_FREE or scale <= 1:
+        return True
     if name in _MULS:
-        wanted = (1 / scale, 1 / scale**2)
         factors = [a for a in args[:2] if _get(_SCALED, a) is None]
+        power = -1
     elif name in _DIVS:
-        wanted, factors = (scale, scale**2), args[1:2]
+        if _get(_SCALED, args[1]) is not None:
+            return True  # scaled over scaled
+        factors, power = args[1:2], 1
     else:
         return False
     for f in factors:
@@ -1378,9 +1404,8 @@ def _unscales(func, args, scale):
             if f.numel() != 1:
                 continue
             f = f.item()
-        if isinstance(f, (int, float)) and any(
-            abs(f - w) <= 1e-3 * w for w in wanted
-        ):
+        shrinks = isinstance(f, (int, float)) and f != 0
+        if shrinks and math.log(abs(f)) * power >= math.log(scale) / 2:
             return True
     return False
 
@@ -1397,7 +1422,9 @@ _CUT_PARAMS = {}  # id(parameter): its _CutParameter
 _READ_NOW = []  # the cuts read by a backward since the last step
 _GRADDED = {}  # the parameters that had a .grad at a step (weakly)
 _STALE = []  # (cut, _CutParameter): a value read when stale
-_RECOMPUTED = [0]  # reentrant checkpoint forwards running now
+# The reentrant checkpoint forwards running now: each, the cuts its
+# arguments came through (a value it reads from outside is no argument).
+_RECOMPUTED = []
 
 
 class _Cut:
@@ -1462,7 +1489,7 @@ def _cut(func, args, kwargs, out, before=None):
         else "no_grad"
         # A reentrant checkpoint's forward runs under no_grad, and its
         # backward runs it again with a graph: no cut.
-        if not torch.is_grad_enabled() and not _RECOMPUTED[0]
+        if not torch.is_grad_enabled() and not _RECOMPUTED
         else None
     )
     graphed = [t for t in ins if t.requires_grad] if how else ()
@@ -1479,8 +1506,8 @@ def _cut(func, args, kwargs, out, before=None):
     if not records:
         return
     records = tuple(dict.fromkeys(records))[-8:]
-    for r in records if _RECOMPUTED[0] else ():
-        r.checkpointed = True
+    for r in records if _RECOMPUTED else ():
+        r.checkpointed = r.checkpointed or r not in _RECOMPUTED[-1]
     outs = (out,) if isinstance(out, torch.Tensor) else out
     for o in outs if isinstance(outs, (list, tuple)) else ():
         # A parameter written in place (an init, an average) is not a
@@ -1489,6 +1516,13 @@ def _cut(func, args, kwargs, out, before=None):
             o.is_leaf and o.requires_grad
         ):
             _put(_CUTS, o, records)
+
+
+def _cuts_of(value):
+    """The cut records a tensor came through (none for the rest)."""
+    if isinstance(value, torch.Tensor):
+        return _get(_CUTS, value) or ()
+    return ()
 
 
 def _leaves_of(tensors, most=20000):
@@ -1774,11 +1808,12 @@ def _watch_checkpoints(stack):
     real = CheckpointFunction.__dict__["forward"]
 
     def forward(*args):
-        _RECOMPUTED[0] += 1
+        given = {r for t in args for r in _cuts_of(t)}
+        _RECOMPUTED.append(given)
         try:
             return real.__func__(*args)
         finally:
-            _RECOMPUTED[0] -= 1
+            _RECOMPUTED.pop()
 
     CheckpointFunction.forward = staticmethod(forward)
     stack.callback(setattr, CheckpointFunction, "forward", real)
