@@ -826,3 +826,70 @@ def test_the_report_knows_every_library_page():
     named = set(command()["LIBRARY_PAGES"].values())
     pages = {p.stem for p in (ROOT / "docs" / "libraries").glob("*.md")} - {"index"}
     assert named == pages, f"named, no page: {named - pages}; pages not named: {pages - named}"
+
+
+# Programs near the rules that decide alone, from a fresh-eyes review: each once got a single
+# wrong fix where the facts do not decide. The right fix, and the one the command must not give
+# alone: truncated BPTT whose first chunk ran under a logging hook (detach: the state is
+# rewritten at each step, through another line of Module's call), a fixed random projection
+# made an nn.Parameter out of habit and held in a variable (detach: registering it trains
+# another model), reference log-probabilities kept as a snapshot and compared elementwise with
+# the policy's (detach: recomputed, the penalty is zero).
+NEIGHBOURS = {
+    "tbptt_logging_hook_on_the_first_chunk": """\
+cell, head = nn.RNNCell(3, 8), nn.Linear(8, 1)
+opt = torch.optim.SGD([*cell.parameters(), *head.parameters()], lr=0.1)
+xs, ys, h, acts = torch.randn(12, 4, 3), torch.randn(12, 4, 1), torch.zeros(4, 8), []
+for step, t0 in enumerate(range(0, 12, 4)):
+    hook = cell.register_forward_hook(lambda m, i, o: acts.append(1)) if step == 0 else None
+    loss = 0
+    for t in range(t0, t0 + 4):
+        h = cell(xs[t], h)
+        loss = loss + (head(h) - ys[t]).pow(2).mean()
+    if hook is not None:
+        hook.remove()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    "fourier_projection_a_parameter_by_habit": """\
+B = nn.Parameter(torch.randn(2, 16) * 10.0)
+coords = torch.rand(64, 2)
+target = torch.sin(3 * coords[:, :1])
+feats = torch.cat([torch.sin(coords @ B), torch.cos(coords @ B)], dim=-1)
+mlp = nn.Sequential(nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 1))
+opt = torch.optim.Adam(mlp.parameters(), 1e-3)
+for step in range(3):
+    loss = nn.functional.mse_loss(mlp(feats), target)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    "reference_log_probs_kept_as_a_snapshot": """\
+policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
+opt = torch.optim.Adam(policy.parameters(), 1e-2)
+anchor_x, anchor_a = torch.randn(32, 4), torch.randint(0, 3, (32,))
+ref_logp = policy(anchor_x).log_softmax(-1).gather(1, anchor_a[:, None]).squeeze(1)
+for step in range(3):
+    x, a, adv = torch.randn(16, 4), torch.randint(0, 3, (16,)), torch.randn(16)
+    pg = -(adv * policy(x).log_softmax(-1).gather(1, a[:, None]).squeeze(1)).mean()
+    anc = policy(anchor_x).log_softmax(-1).gather(1, anchor_a[:, None]).squeeze(1)
+    loss = pg + 0.1 * (ref_logp - anc).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEIGHBOURS))
+def test_programs_near_the_rules_get_the_right_fix_among_two(name, tmp_path):
+    script = tmp_path / f"{name}.py"
+    script.write_text(
+        "import torch\nfrom torch import nn\n\ntorch.manual_seed(0)\n" + NEIGHBOURS[name]
+    )
+    result = run_script(driver(), str(script), tmp_path, baseline())
+    assert result.error is not None and MESSAGE in result.error.message, result
+    fixes = re.findall(r"^fix: (.+)$", result.stdout, re.M)
+    two = r"(detach or recompute|recompute or detach) \(the facts do not decide\)"
+    assert fixes and re.fullmatch(two, fixes[-1]), result.stdout

@@ -8,6 +8,7 @@ keeps it, and the names of what it trains.
 """
 
 import functools
+import math
 import os
 import sys
 import types
@@ -23,6 +24,7 @@ from .watching import (
     _SCALED_FOUND,
     _STALE,
     _STEPPED,
+    _TORCH_DIR,
     RAN,
     ROOT,
     _caller,
@@ -84,10 +86,12 @@ DECIDING = {
     "carried": "the lines that made the value also made the node "
     "that takes it in now (a state fed back)",
     "rebuilt": "the code that made the value ran again since: a node "
-    "of this graph was made by the same calls, every frame (a state "
-    "written at each step; a memo is made once)",
-    "linear": "the loss takes the value in only through sums, views "
-    "and constant multiples (detached, it would change no gradient)",
+    "of this graph is an operation of its kind made by the same lines "
+    "(torch's own aside: a hook changes them) (a state written at "
+    "each step; a memo is made once)",
+    "linear": "the value is a scalar the loss adds in, through sums, "
+    "views and constant multiples only: a whole term (detached, a "
+    "constant that changes no gradient)",
     "alone": "the value is the loss's only way to anything that needs "
     "a gradient: one reused value, and no leaf reached without it "
     "(detached, the backward has nothing to run)",
@@ -111,8 +115,9 @@ DECIDING = {
     "unowned": "tensors that need a gradient, reached only through the "
     "value, that no optimizer owns",
     "unregistered": "of those (of all reached only through it, with no "
-    "optimizer), one is a Parameter that no module of yours registers, "
-    "or a tensor a module keeps as a plain attribute: meant to train",
+    "optimizer), one is a Parameter nothing of yours holds (made, "
+    "used and dropped), or a tensor a module keeps as a plain "
+    "attribute: meant to train, never registered",
     "optimizers": "an optimizer owns a leaf of this graph",
     "hidden": "a reentrant checkpoint in this graph hides the "
     "parameters its function uses (they show only when its backward "
@@ -475,23 +480,26 @@ class _Graph:
         )
 
     def rebuilt(self, most=5000):
-        """True if a node of the new part was made by the same calls,
-        every frame, as a reused value's node: the code that made the
-        value ran again (a state rewritten at each step)."""
+        """True if a node of the new part was made by the same lines as
+        a reused value's node (torch's own aside), an operation of its
+        kind: the code that made the value ran again (a state rewritten
+        at each step)."""
         targets = {n for _, n in self.crossings}
-        kinds = {_name(n) for n in targets}
-        made = {tuple(f[:2] for f in _made(n)) for n in targets} - {()}
-        return any(
-            _name(n) in kinds and tuple(f[:2] for f in _made(n)) in made
-            for n in self.new[:most]
-        )
+        made = {_made_by(n) for n in targets} - {None}
+        return any(_made_by(n) in made for n in self.new[:most])
 
     def linear(self):
-        """True if every node of the new part on a way from the roots to
-        a reused value is a sum, a view, or a multiple by a constant:
-        the loss adds the value in, a term (detached, a constant that
-        changes no gradient)."""
+        """True if the reused values are scalars (whole terms, not a
+        tensor compared elementwise with a fresh one, as a target is)
+        and every node of the new part on a way from the roots to them
+        is a sum, a view, or a multiple by a constant: the loss adds
+        the value in (detached, a constant that changes no gradient)."""
         targets = {n for _, n in self.crossings}
+        for user, node in self.crossings:
+            nr = next(k for c, k in user.next_functions if c is node)
+            shape = node._input_metadata[nr].shape
+            if math.prod(shape) != 1:
+                return False
         for node in _on_way(self.new, targets):
             name = _name(node)
             constant = name in _TIMES and len(_children(node)) == 1
@@ -599,6 +607,19 @@ _TIMES = {
 _IN_LINE -= _TIMES
 
 
+def _made_by(node):
+    """The node's kind and the lines that made it, torch's own left
+    out (a module's call takes another line with a hook on): None if
+    no record says."""
+    frames = _made(node)
+    if not frames:
+        return None
+    outside = tuple(
+        f[:2] for f in frames if not f[0].startswith(_TORCH_DIR)
+    )
+    return _name(node), outside
+
+
 def _on_way(nodes, targets):
     """The nodes of `nodes` from which a way leads to one of `targets`
     (a graph has no cycles)."""
@@ -627,10 +648,12 @@ def _on_way(nodes, targets):
 
 
 def _unregistered(leaves):
-    """True if one of the leaves is a Parameter that no module your
-    variables reach registers, or a tensor a module keeps as a plain
-    attribute (meant to train, not registered)."""
-    registered, kept = set(), set()
+    """True if one of the leaves is a Parameter that nothing your
+    variables reach holds (made, used, and dropped: never registered),
+    or a tensor a module keeps as a plain attribute: meant to train,
+    and not registered. A Parameter you hold in a variable may be a
+    constant made with nn.Parameter out of habit."""
+    registered, kept, held = set(), set(), set()
     for _, value in _reachable(depth=4):
         if isinstance(value, torch.nn.Module):
             registered |= {id(p) for p in value.parameters()}
@@ -639,9 +662,15 @@ def _unregistered(leaves):
                 for v in vars(value).values()
                 if isinstance(v, torch.Tensor)
             }
+        elif isinstance(value, torch.Tensor):
+            held.add(id(value))
     return any(
         i not in registered
-        and (isinstance(t, torch.nn.Parameter) or i in kept)
+        and (
+            i in kept
+            or isinstance(t, torch.nn.Parameter)
+            and i not in held
+        )
         for i, t in leaves.items()
     )
 
