@@ -160,7 +160,10 @@ HALVES = {
 
 @cache
 def corpus_run(script: Path):
-    return run_script(diagnosed.driver(), str(script), script.parent, diagnosed.baseline())
+    result = run_script(diagnosed.driver(), str(script), script.parent, diagnosed.baseline())
+    said = result.stdout + (result.error.final if result.error else "")
+    assert diagnosed.CRASHED not in said, f"{script.name}: the command crashed:\n{said[-3000:]}"
+    return result
 
 
 def corpus_table() -> str:

@@ -90,10 +90,19 @@ def driver() -> Path:
     return path
 
 
+# What the command says when its own code fails (it never takes the program down with it).
+CRASHED = "freed_graph_report.py failed:"
+
+
 @cache
 def diagnose(script: str):
-    """What `python freed_graph_report.py script` prints, and the error it ends with."""
-    return run_script(driver(), str(ROOT / script), ROOT / "snippets", baseline())
+    """What `python freed_graph_report.py script` prints, and the error it ends with. A crash of
+    the command's own code fails whoever asked, before `--bless` can write it into a page (a
+    NameError once rewrote 26 pages' reports with one line)."""
+    result = run_script(driver(), str(ROOT / script), ROOT / "snippets", baseline())
+    said = result.stdout + (result.error.final if result.error else "")
+    assert CRASHED not in said, f"{script}: the command crashed:\n{said[-3000:]}"
+    return result
 
 
 def verdict(stdout: str) -> tuple[list[str], list[str]]:
