@@ -743,6 +743,26 @@ def test_every_because_line_names_a_rule():
     assert set(command()["_BECAUSE"]) <= names, set(command()["_BECAUSE"]) - names
 
 
+def test_every_address_the_command_prints_is_a_public_link():
+    """Every page and heading the command's report or checks send a reader to is in
+    docs/links.yml, whose test fails when one stops resolving: a check's `why:` and `see:`, a
+    verdict's family, a library's page."""
+    contract = yaml.safe_load((ROOT / "docs" / "links.yml").read_text())
+    code = (PARTS / "report.py").read_text()
+    addresses = set(re.findall(r'\{SITE\}([a-z0-9/-]+/#[^"\s{}]+)"', code))
+    addresses |= {check.see for check in command()["CHECKS"]}
+    rules = [*command()["RULES"], *command()["NEVER"]]
+    addresses |= {f"fix/#{family}" for rule in rules for family in rule.families()}
+    addresses |= {f"libraries/{page}/#top" for page in command()["LIBRARY_PAGES"].values()}
+    assert len(addresses) > 20, addresses  # else the search above found nothing to check
+    missing = []
+    for address in sorted(addresses):
+        page, _, anchor = address.partition("#")
+        if anchor not in (contract.get(f"/{page}") or {}):
+            missing.append(address)
+    assert not missing, f"addresses the command prints that docs/links.yml lacks: {missing}"
+
+
 def test_every_verdict_has_its_text():
     """A rule's single fix, and the one a guard may leave of two, has the text that says where
     to apply it (a missing one once crashed the command: KeyError('recompute register'))."""
