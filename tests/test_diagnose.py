@@ -863,7 +863,9 @@ def test_the_report_knows_every_library_page():
 # rewritten at each step, through another line of Module's call), a fixed random projection
 # made an nn.Parameter out of habit and held in a variable (detach: registering it trains
 # another model), reference log-probabilities kept as a snapshot and compared elementwise with
-# the policy's (detach: recomputed, the penalty is zero).
+# the policy's (detach: recomputed, the penalty is zero); a second review's random features
+# made with nn.Parameter and dropped, and a reward's improvement over a start kept with its graph
+# (detach both: a constant, a reference).
 NEIGHBOURS = {
     "tbptt_logging_hook_on_the_first_chunk": """\
 cell, head = nn.RNNCell(3, 8), nn.Linear(8, 1)
@@ -890,6 +892,32 @@ mlp = nn.Sequential(nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 1))
 opt = torch.optim.Adam(mlp.parameters(), 1e-3)
 for step in range(3):
     loss = nn.functional.mse_loss(mlp(feats), target)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    # Random Fourier features made with nn.Parameter in a helper and dropped: a constant.
+    "random_features_made_with_parameters_and_dropped": """\
+def rff(x, n=32):
+    w, b = nn.Parameter(torch.randn(x.shape[1], n)), nn.Parameter(6.28 * torch.rand(n))
+    return torch.cos(x @ w + b)
+x, y = torch.randn(64, 4), torch.randn(64, 1)
+feats, head = rff(x), nn.Linear(32, 1)
+opt = torch.optim.SGD(head.parameters(), lr=0.1)
+for step in range(3):
+    loss = (head(feats) - y).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    # A reward's "improvement over the start", the start a stale scalar term: detach it.
+    "improvement_over_a_start_kept_with_its_graph": """\
+gen, reward = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4)), nn.Linear(4, 1)
+reward.requires_grad_(False)
+opt = torch.optim.Adam(gen.parameters(), 1e-2)
+r_start = reward(gen(torch.randn(256, 8))).mean()
+for step in range(3):
+    loss = -(reward(gen(torch.randn(32, 8))).mean() - r_start)
     opt.zero_grad()
     loss.backward()
     opt.step()

@@ -8,7 +8,6 @@ keeps it, and the names of what it trains.
 """
 
 import functools
-import math
 import os
 import sys
 import types
@@ -20,7 +19,6 @@ from .watching import (
     _CUT_PARAMS,
     _FINDINGS,
     _LAST_STEP,
-    _LINEAR,
     _SCALED_FOUND,
     _STALE,
     _STEPPED,
@@ -89,9 +87,6 @@ DECIDING = {
     "of this graph is an operation of its kind made by the same lines "
     "(torch's own aside: a hook changes them) (a state written at "
     "each step; a memo is made once)",
-    "linear": "the value is a scalar the loss adds in, through sums, "
-    "views and constant multiples only: a whole term (detached, a "
-    "constant that changes no gradient)",
     "alone": "the value is the loss's only way to anything that needs "
     "a gradient: one reused value, and no leaf reached without it "
     "(detached, the backward has nothing to run)",
@@ -115,9 +110,8 @@ DECIDING = {
     "unowned": "tensors that need a gradient, reached only through the "
     "value, that no optimizer owns",
     "unregistered": "of those (of all reached only through it, with no "
-    "optimizer), one is a Parameter nothing of yours holds (made, "
-    "used and dropped), or a tensor a module keeps as a plain "
-    "attribute: meant to train, never registered",
+    "optimizer), one is a tensor a module keeps as a plain attribute, "
+    "with requires_grad on: meant to train, never registered",
     "optimizers": "an optimizer owns a leaf of this graph",
     "hidden": "a reentrant checkpoint in this graph hides the "
     "parameters its function uses (they show only when its backward "
@@ -278,7 +272,6 @@ def _read_shape(f, graph):
         # recurrence inside one forward is not carried).
         carried=not mine and order == "after" and graph.carried(),
         rebuilt=not mine and graph.rebuilt(),
-        linear=not mine and graph.linear(),
         alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine
@@ -488,25 +481,6 @@ class _Graph:
         made = {_made_by(n) for n in targets} - {None}
         return any(_made_by(n) in made for n in self.new[:most])
 
-    def linear(self):
-        """True if the reused values are scalars (whole terms, not a
-        tensor compared elementwise with a fresh one, as a target is)
-        and every node of the new part on a way from the roots to them
-        is a sum, a view, or a multiple by a constant: the loss adds
-        the value in (detached, a constant that changes no gradient)."""
-        targets = {n for _, n in self.crossings}
-        for user, node in self.crossings:
-            nr = next(k for c, k in user.next_functions if c is node)
-            shape = node._input_metadata[nr].shape
-            if math.prod(shape) != 1:
-                return False
-        for node in _on_way(self.new, targets):
-            name = _name(node)
-            constant = name in _TIMES and len(_children(node)) == 1
-            if name not in _IN_LINE and not constant:
-                return False
-        return bool(targets)
-
     def built_after(self, by):
         """True if this graph was built after `by` began: a node made
         since takes in the reused value, or a new forward (a node made
@@ -585,28 +559,6 @@ class _Graph:
         )
 
 
-# Nodes through which a loss takes a value in linearly: sums, views,
-# indexing; a product or a quotient, where the other operand is a
-# constant.
-_IN_LINE = _LINEAR | {
-    "AddBackward1", "SubBackward1", "RsubBackward1", "SumBackward1",
-    "MeanBackward1", "NegBackward0", "CatBackward0", "ViewBackward0",
-    "UnsafeViewBackward0", "ReshapeAliasBackward0", "ExpandBackward0",
-    "SelectBackward0", "SliceBackward0", "SqueezeBackward0",
-    "SqueezeBackward1", "SqueezeBackward2", "SqueezeBackward3",
-    "UnsqueezeBackward0", "RepeatBackward0", "UnbindBackward0",
-    "PermuteBackward0", "TBackward0", "TransposeBackward0",
-    "IndexBackward0", "SplitBackward0", "AliasBackward0",
-}  # fmt: skip
-_TIMES = {
-    "MulBackward0",
-    "MulBackward1",
-    "DivBackward0",
-    "DivBackward1",
-}
-_IN_LINE -= _TIMES
-
-
 def _made_by(node):
     """The node's kind and the lines that made it, torch's own left
     out (a module's call takes another line with a hook on): None if
@@ -620,40 +572,12 @@ def _made_by(node):
     return _name(node), outside
 
 
-def _on_way(nodes, targets):
-    """The nodes of `nodes` from which a way leads to one of `targets`
-    (a graph has no cycles)."""
-    inside, reaches = set(nodes), {}
-    for start in nodes:
-        todo = [start]
-        while todo:
-            node = todo[-1]
-            if node in reaches:
-                todo.pop()
-                continue
-            kids = _children(node)
-            pending = [
-                c for c in kids if c in inside and c not in reaches
-            ]
-            if pending:
-                todo += pending
-                continue
-            reaches[node] = any(
-                c in targets or reaches[c]
-                for c in kids
-                if c in targets or c in inside
-            )
-            todo.pop()
-    return {n for n, yes in reaches.items() if yes}
-
-
 def _unregistered(leaves):
-    """True if one of the leaves is a Parameter that nothing your
-    variables reach holds (made, used, and dropped: never registered),
-    or a tensor a module keeps as a plain attribute: meant to train,
-    and not registered. A Parameter you hold in a variable may be a
-    constant made with nn.Parameter out of habit."""
-    registered, kept, held = set(), set(), set()
+    """True if one of the leaves is a tensor a module keeps as a plain
+    attribute, with requires_grad on: meant to train, never registered.
+    (A Parameter made and dropped may be a constant made one out of
+    habit, as a random projection is: that asks.)"""
+    registered, kept = set(), set()
     for _, value in _reachable(depth=4):
         if isinstance(value, torch.nn.Module):
             registered |= {id(p) for p in value.parameters()}
@@ -662,17 +586,7 @@ def _unregistered(leaves):
                 for v in vars(value).values()
                 if isinstance(v, torch.Tensor)
             }
-        elif isinstance(value, torch.Tensor):
-            held.add(id(value))
-    return any(
-        i not in registered
-        and (
-            i in kept
-            or isinstance(t, torch.nn.Parameter)
-            and i not in held
-        )
-        for i, t in leaves.items()
-    )
+    return any(i in kept and i not in registered for i in leaves)
 
 
 def _running_step():

@@ -41,16 +41,11 @@ OUTSIDE = [
 # The facts a rule reads that no line above prints.
 _MADE_ONCE = "made once: the code that made it has not run again since"
 _UNREGISTERED = (
-    "not registered: a Parameter nothing of yours holds, or a tensor "
-    "a module keeps as a plain attribute (meant to train)"
+    "not registered: a tensor a module keeps as a plain attribute, "
+    "with requires_grad on (meant to train)"
 )
 _BECAUSE = {
     "carried-made-once": [_MADE_ONCE + " (a memo, not a state)"],
-    "stale-term": [
-        _MADE_ONCE,
-        "a whole term: a scalar the loss adds in (sums, constant "
-        "multiples); detached, it would change no gradient",
-    ],
     "unregistered-unowned": [_UNREGISTERED],
     "unregistered-left-alone": [_UNREGISTERED],
 }

@@ -428,10 +428,10 @@ def _loss_twice(f):
 @rule("unregistered-unowned", "recompute", "register")
 def _unregistered_unowned(f):
     """Nothing an optimizer trains is reached through the value, and
-    what needs a gradient there is a Parameter nothing of yours holds
-    (made, used and dropped), or a tensor a module keeps as a plain
-    attribute: meant to train, never registered. Register it, and make
-    the value from it in each step."""
+    what needs a gradient there is a tensor a module keeps as a plain
+    attribute, with requires_grad on: meant to train, never
+    registered. Register it, and make the value from it in each
+    step."""
     return not f.through and f.unowned and f.unregistered
 
 
@@ -563,16 +563,6 @@ def _stale_only_through(f):
     return f.stale and f.only
 
 
-@rule("stale-term", "recompute", "value")
-def _stale_term(f):
-    """Built after the backward, the value stale and made once (its
-    code has not run again), and a scalar the loss adds in as a whole
-    term (sums, views, constant multiples): detached, it would be a
-    constant that changes no gradient. Make it again from the current
-    parameters."""
-    return f.stale and not f.rebuilt and f.linear
-
-
 @rule(
     "stale-target-or-cache",
     [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
@@ -595,9 +585,9 @@ def _gan_step(f):
 @rule("unregistered-left-alone", "recompute", "register")
 def _unregistered_left_alone(f):
     """No optimizer owns a leaf here, updates came since and left the
-    value's leaves alone, and one is a Parameter nothing of yours holds
-    (or a tensor a module keeps as a plain attribute): meant to train.
-    Register it, and make the value from it in each step."""
+    value's leaves alone, and one is a tensor a module keeps as a plain
+    attribute, with requires_grad on: meant to train. Register it, and
+    make the value from it in each step."""
     return (
         not f.optimizers
         and f.only
