@@ -160,10 +160,8 @@ HALVES = {
 
 @cache
 def corpus_run(script: Path):
-    result = run_script(diagnosed.driver(), str(script), script.parent, diagnosed.baseline())
-    said = result.stdout + (result.error.final if result.error else "")
-    assert diagnosed.CRASHED not in said, f"{script.name}: the command crashed:\n{said[-3000:]}"
-    return result
+    run = run_script(diagnosed.driver(), str(script), script.parent, diagnosed.baseline())
+    return diagnosed.uncrashed(run)
 
 
 def corpus_table() -> str:
@@ -584,6 +582,14 @@ AMP = {
         {},
         "",
     ),
+    # A limit far above the scaled norm: the clip cuts nothing (a log, then divided by the scale).
+    "clip_below_its_limit_logs_the_norm": (
+        "    scaler.scale(loss_of(x)).backward()\n"
+        "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1e9)\n"
+        '    print(f"{norm / scaler.get_scale():.4f}")\n',
+        {},
+        "",
+    ),
     # Gradients that overflow at that scale: the scaler skips the step, the check still runs.
     "clip_before_unscale_at_a_skipped_step": (
         "    scaler.scale(loss_of(x) * 1000).backward()\n"
@@ -627,6 +633,17 @@ AMP = {
         "    flat = [torch.cat([g.flatten() for g in gs]) for gs in (ga, gb)]\n"
         "    align = 1 - nn.functional.cosine_similarity(*flat, dim=0)\n"
         "    scaler.scale(la + lb + 0.1 * align).backward()\n",
+        {},
+        "",
+    ),
+    # Directions only: a gradient over its own norm, and its sign, do not see the scale.
+    "penalty_on_gradient_directions": (
+        "    la, lb = loss_of(x[:8]), loss_of(x[8:])\n"
+        "    (ga,) = torch.autograd.grad(scaler.scale(la), x, create_graph=True)\n"
+        "    (gb,) = torch.autograd.grad(scaler.scale(lb), x, create_graph=True)\n"
+        "    ua, ub = ga[:8] / ga[:8].norm(), nn.functional.normalize(gb[8:], dim=1)\n"
+        "    penalty = (ua.flatten() @ ub.flatten()).abs() + ga.sign().mean() * 0\n"
+        "    scaler.scale(la + lb + penalty).backward()\n",
         {},
         "",
     ),

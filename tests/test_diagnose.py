@@ -99,9 +99,13 @@ def diagnose(script: str):
     """What `python freed_graph_report.py script` prints, and the error it ends with. A crash of
     the command's own code fails whoever asked, before `--bless` can write it into a page (a
     NameError once rewrote 26 pages' reports with one line)."""
-    result = run_script(driver(), str(ROOT / script), ROOT / "snippets", baseline())
+    return uncrashed(run_script(driver(), str(ROOT / script), ROOT / "snippets", baseline()))
+
+
+def uncrashed(result):
+    """The run, after checking that the command's own code did not fail in it."""
     said = result.stdout + (result.error.final if result.error else "")
-    assert CRASHED not in said, f"{script}: the command crashed:\n{said[-3000:]}"
+    assert CRASHED not in said, f"the command crashed:\n{said[-3000:]}"
     return result
 
 

@@ -1217,10 +1217,14 @@ _SCALER_OUTS = {}  # tensor: the GradScaler whose scale() returned it
 _SCALED = {}  # tensor: the _ScaledGrads it is computed from
 _CLIPS = []  # _Clip records of .grad clipped while scaled
 _SCALED_FOUND = deque(maxlen=256)  # _Clip, or (_ScaledGrads, site)
-_MULS = {"mul", "__mul__", "__rmul__", "mul_", "__imul__"}
-_MULS |= {"_foreach_mul", "_foreach_mul_"}
-_DIVS = {"div", "__truediv__", "div_", "__itruediv__"}
-_DIVS |= {"_foreach_div", "_foreach_div_"}
+_MULS = {
+    "mul", "__mul__", "__rmul__", "mul_", "__imul__", "_foreach_mul",
+    "_foreach_mul_",
+}  # fmt: skip
+_DIVS = {
+    "div", "__truediv__", "div_", "__itruediv__", "_foreach_div",
+    "_foreach_div_",
+}  # fmt: skip
 _LIMITS = {"norm": "max_norm", "value": "clip_value"}
 # What these return does not change when their input is scaled.
 _SCALE_FREE = {"cosine_similarity", "normalize", "sign", "sgn"}
@@ -1239,8 +1243,9 @@ class _ScaledGrads:
 class _Clip:
     """A clip of .grad while a GradScaler's scaled backward had left it
     scaled: where, how (norm or value), its limit, the norm it measured
-    (a tensor, read only if reported), its parameters' ids, and the
-    optimizers the scaler had unscaled then."""
+    (a tensor, read at its scaler's step only, under a finite limit),
+    its parameters' ids, and the optimizers the scaler had unscaled
+    then."""
 
     __slots__ = (
         "site", "how", "limit", "measured", "ids", "scaler",
@@ -1359,9 +1364,9 @@ def _scaled_grads(outputs, grads, site):
 
 
 def _carry_scaled(func, args, kwargs, out):
-    """What is computed from scaled gradients is scaled, unless it is a
-    multiplication by the scale's inverse (or its square's), or a
-    division by the scale (or its square)."""
+    """What is computed from scaled gradients is scaled, unless the
+    operation takes the scale out (_unscales); done in place, the
+    tensor it wrote is no longer scaled."""
     flat = [
         t
         for t in pytree.tree_leaves((args, kwargs))
@@ -1516,13 +1521,6 @@ def _cut(func, args, kwargs, out, before=None):
             o.is_leaf and o.requires_grad
         ):
             _put(_CUTS, o, records)
-
-
-def _cuts_of(value):
-    """The cut records a tensor came through (none for the rest)."""
-    if isinstance(value, torch.Tensor):
-        return _get(_CUTS, value) or ()
-    return ()
 
 
 def _leaves_of(tensors, most=20000):
@@ -1745,15 +1743,7 @@ def recording(reporter):
     real = grad.backward, grad.grad
     real_tensor_backward = torch.Tensor.backward
     _WATCHING.append(True)
-    _FINDINGS.clear()  # the checks read this block's run only
-    _STEPPED_WITH_GRAD.clear()
-    _SINCE[0] = _frames_compiled()
-    _STEPS[0] = 0
-    for kept in (_CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE):
-        kept.clear()
-    for kept in (_SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND):
-        kept.clear()
-    _UNDER_KEPT.clear()
+    _forget_runs()
     _CUTTING[0] = True
     try:
         with contextlib.ExitStack() as stack:
@@ -1778,6 +1768,18 @@ def recording(reporter):
         _CUTTING[0] = False
         _MARKING.stop(())
         _WATCHING.pop()
+
+
+def _forget_runs():
+    """The checks read this block's run only: forget earlier ones."""
+    _SINCE[0] = _frames_compiled()
+    _STEPS[0] = 0
+    for kept in (
+        _FINDINGS, _STEPPED_WITH_GRAD, _UNDER_KEPT,
+        _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE,
+        _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
+    ):  # fmt: skip
+        kept.clear()
 
 
 def _watch_scaling(stack):
@@ -1808,7 +1810,7 @@ def _watch_checkpoints(stack):
     real = CheckpointFunction.__dict__["forward"]
 
     def forward(*args):
-        given = {r for t in args for r in _cuts_of(t)}
+        given = {r for t in args for r in _get(_CUTS, t) or ()}
         _RECOMPUTED.append(given)
         try:
             return real.__func__(*args)
