@@ -887,6 +887,47 @@ for step, t0 in enumerate(range(0, 12, 4)):
     loss.backward()
     opt.step()
 """,
+    # Truncated BPTT whose first chunk takes another branch of the forward (a review's program:
+    # the init branch's tanh made the reused state, another line takes it in): recompute alone
+    # before; detach is right.
+    "tbptt_first_chunk_takes_the_init_branch": """\
+class M(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.inp, s.rec, s.head = nn.Linear(4, 8), nn.Linear(8, 8), nn.Linear(8, 1)
+        s.init = nn.Linear(4, 8)
+
+    def forward(s, x, h=None):
+        outs = []
+        for t in range(x.shape[0]):
+            if h is None:
+                h = torch.tanh(s.init(x[t]))
+            else:
+                h = torch.tanh(s.inp(x[t]) + s.rec(h))
+            outs.append(s.head(h))
+        return torch.stack(outs), h
+m = M()
+opt = torch.optim.Adam(m.parameters(), 1e-2)
+xs, ys, h = torch.randn(6, 1, 3, 4), torch.randn(6, 1, 3, 1), None
+for i in range(6):
+    out, h = m(xs[i], h)
+    loss = ((out - ys[i]) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    # A GRU's state: the report named `out` (the output, not what is fed back) before.
+    "gru_state_carried_across_chunks": """\
+gru, head = nn.GRU(4, 8, batch_first=True), nn.Linear(8, 1)
+opt = torch.optim.Adam([*gru.parameters(), *head.parameters()], 1e-2)
+xs, ys, h = torch.randn(4, 2, 5, 4), torch.randn(4, 2, 5, 1), None
+for i in range(4):
+    out, h = gru(xs[i], h)
+    loss = ((head(out) - ys[i]) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
     "fourier_projection_a_parameter_by_habit": """\
 B = nn.Parameter(torch.randn(2, 16) * 10.0)
 coords = torch.rand(64, 2)
@@ -954,3 +995,13 @@ def test_programs_near_the_rules_get_the_right_fix_among_two(name, tmp_path):
     fixes = re.findall(r"^fix: (.+)$", result.stdout, re.M)
     two = r"(detach or recompute|recompute or detach) \(the facts do not decide\)"
     assert fixes and re.fullmatch(two, fixes[-1]), result.stdout
+    if name in STATE_NAMED:
+        assert f"start from `{STATE_NAMED[name]}`" in result.stdout, result.stdout
+
+
+# The state a recurrent program feeds back, which a detach must name: the holder the line that
+# takes the value in passes as an argument.
+STATE_NAMED = {
+    "tbptt_first_chunk_takes_the_init_branch": "h",
+    "gru_state_carried_across_chunks": "h",
+}

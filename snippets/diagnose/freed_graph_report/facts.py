@@ -8,7 +8,9 @@ keeps it, and the names of what it trains.
 """
 
 import functools
+import linecache
 import os
+import re
 import sys
 import types
 from collections import deque
@@ -262,6 +264,7 @@ def _read_shape(f, graph):
     holders, unchanged = (
         ([], False) if mine else _holders(firsts, f.roots, by.seq)
     )
+    holders = _passed_in_first(holders, f.crossings)
     f.__dict__.update(
         own_tensor=bool(mine),
         holders=holders,
@@ -270,8 +273,8 @@ def _read_shape(f, graph):
         # A state fed back from an earlier iteration: the graph that
         # takes it in was built after the backward that freed it (a
         # recurrence inside one forward is not carried).
-        carried=not mine and order == "after" and graph.carried(),
-        rebuilt=not mine and graph.rebuilt(),
+        carried=not mine and order == "after" and graph.carried(f.site),
+        rebuilt=not mine and graph.rebuilt(f.site),
         alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine
@@ -464,22 +467,45 @@ class _Graph:
         freeing = [c for c in ran if not c.keep]
         return min(freeing, key=lambda c: c.number) if freeing else None
 
-    def carried(self):
+    def carried(self, site):
         """True if the lines that made the value also made the node that
         takes it in now: a state fed back, from an earlier iteration."""
         return any(
             _chain(j) and _chain(j) == _chain(n)
             for j, n in self.crossings
-        )
+        ) or self._other_branch(site)
 
-    def rebuilt(self, most=5000):
+    def _other_branch(self, site, depth=8):
+        """True if another branch of one call of yours made the value
+        (`if h is None: h = init(x)`): that call, below the frames it
+        shares with the backward's (`site`), takes it in, and the lines
+        that take it in build on it a value of its kind (the state's
+        next value)."""
+        for j, n in self.crossings:
+            taker = _chain(j)
+            mine = _below_site(_chain(n), site)
+            if not mine or mine[:1] != _below_site(taker, site)[:1]:
+                continue
+            kind = _name(n)
+            if any(
+                _name(m) == kind
+                and _chain(m) == taker
+                and _below(m, j, depth)
+                for m in self.new
+            ):
+                return True
+        return False
+
+    def rebuilt(self, site, most=5000):
         """True if a node of the new part was made by the same lines as
         a reused value's node (torch's own aside), an operation of its
         kind: the code that made the value ran again (a state rewritten
-        at each step)."""
+        at each step), or another branch of it did."""
         targets = {n for _, n in self.crossings}
         made = {_made_by(n) for n in targets} - {None}
-        return any(_made_by(n) in made for n in self.new[:most])
+        return self._other_branch(site) or any(
+            _made_by(n) in made for n in self.new[:most]
+        )
 
     def built_after(self, by):
         """True if this graph was built after `by` began: a node made
@@ -557,6 +583,30 @@ class _Graph:
             and now <= earlier
             and not (_owners(earlier, opts) & behind)
         )
+
+
+def _below_site(chain, site):
+    """`chain` less the outer frames it shares with `site`'s."""
+    shared = tuple(f[:2] for f in _yours(site))
+    i = 0
+    while i < min(len(chain), len(shared)) and chain[i] == shared[i]:
+        i += 1
+    return chain[i:]
+
+
+def _below(top, node, depth):
+    """True if `node` is within `depth` graph steps under `top`."""
+    level, seen = [top], {top}
+    for _ in range(depth):
+        if node in level:
+            return True
+        level = [
+            c
+            for n in level
+            for c in _children(n)
+            if not _is_leaf(c) and c not in seen and not seen.add(c)
+        ]
+    return node in level
 
 
 def _made_by(node):
@@ -799,6 +849,23 @@ def _holders(nodes, roots, since):
     # cache deep inside an object you hold.
     found = walk.found(4) or walk.found(6)
     return found, walk.exact
+
+
+def _passed_in_first(holders, crossings):
+    """The holders, those your line that takes the value in passes as
+    an argument first (`out, h = rnn(x, h)`: the state is `h`)."""
+    calls = [
+        linecache.getline(path, line).split("(", 1)[-1]
+        for j, _ in crossings
+        for path, line in _chain(j)
+        if "(" in linecache.getline(path, line)
+    ]
+
+    def passed(path):
+        name = re.split(r"[.\[ ]", path.strip("`"), maxsplit=1)[0]
+        return any(re.search(rf"\b{name}\b", c) for c in calls)
+
+    return sorted(holders, key=lambda path: not passed(path))
 
 
 class _HolderWalk:
