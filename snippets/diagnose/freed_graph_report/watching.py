@@ -517,13 +517,15 @@ def _calls():
 def _stamp(call, roots, inputs, reporter):
     """Mark every node the call ran, and note its leaves' versions; note
     a graph kept by retain_graph=True that it ran again."""
-    leaves, kept, under = [], {}, set()
+    leaves, kept, under, rans = [], {}, set(), []
     nodes = _ran_by(roots, inputs, call.kind == "backward()")
+    every = inputs is None  # and no node below a freed one left out
     for node in nodes:
         if hasattr(node, "variable"):  # _is_leaf, inlined
             leaves.append(node.variable)
             continue
-        ran = node.metadata.get(RAN)
+        ran = node.metadata.setdefault(RAN, [])
+        rans.append(ran)
         if ran and ran[0].keep:
             kept[ran[0]] = None
             under.update(
@@ -531,16 +533,16 @@ def _stamp(call, roots, inputs, reporter):
                 for c, _ in node.next_functions
                 if hasattr(c, "variable")
             )
+        every = every and all(c.keep for c in ran)
     if kept:
         _note_rerun(call, list(kept), under, roots, reporter)
-    for node in nodes:
-        if not hasattr(node, "variable"):
-            node.metadata.setdefault(RAN, []).append(call)
-    if call.keep:
-        _note_kept(call, nodes)
+    for ran in rans:
+        ran.append(call)
     for leaf, values in zip(leaves, _fingerprints(leaves)):
         call.versions[id(leaf)] = (weakref.ref(leaf), leaf._version)
         call.values[id(leaf)] = values
+    if call.keep:
+        _note_kept(call, nodes, every)
     for root in roots:
         for node in _scaled_from(root):
             node.metadata.setdefault(ROOT, []).append(call)
@@ -564,17 +566,23 @@ def _note_rerun(call, kept, under, roots, reporter):
         reporter.rerun(call, roots)
 
 
-def _note_kept(call, nodes):
+def _note_kept(call, nodes, every):
     """For a call that keeps its graph: the versions of every leaf its
     nodes saved or take in, the inputs of grad() included, which a
-    later run of that graph may find changed."""
-    call.kept_versions = {
-        id(c.variable): (weakref.ref(c.variable), c.variable._version)
+    later run of that graph may find changed. `every`: the call ran
+    every node below its roots, whose leaves it noted already."""
+    taken = (
+        c.variable
         for node in nodes
         if not hasattr(node, "variable")
         for c, _ in node.next_functions
         if hasattr(c, "variable")
-    }
+    )
+    call.kept_versions = (
+        dict(call.versions)
+        if every
+        else {id(t): (weakref.ref(t), t._version) for t in taken}
+    )
     _UNDER_KEPT.update(
         (i, ref) for i, (ref, _) in call.kept_versions.items()
     )
@@ -1019,7 +1027,9 @@ def _after_step(optimizer, args, kwargs):
     ]
     # What this step may have changed: a fused step moves no version.
     grads = {
-        id(p): weakref.ref(p) for p in params if p.grad is not None
+        id(p): weakref.ref(p)
+        for p in params
+        if _GRAD.__get__(p) is not None
     }
     _STEPPED_WITH_GRAD.append((_LAST_STEP[0], grads))
     _step_cuts(params, grads)  # against the last step's fingerprints
