@@ -1014,6 +1014,8 @@ def _frames(stack):
 
 def _before_step(optimizer, args, kwargs):
     _MARKING.pause()
+    # The step reads every .grad (no loss's term), then ends the marks.
+    _MARKING.unwatch_reads()
 
 
 def _after_step(optimizer, args, kwargs):
@@ -1069,6 +1071,11 @@ class _Marking(torch.overrides.TorchFunctionMode):
         self.backward = site
         torch.Tensor.grad = _READ_GRAD
 
+    def unwatch_reads(self):
+        """Reads of .grad cost nothing again (TensorBase's .grad)."""
+        if "grad" in torch.Tensor.__dict__:
+            del torch.Tensor.grad
+
     def read(self, grad):
         """Mark a gradient your code read from .grad."""
         _put(_MARKED, grad, _ReadGrad(self.backward, _stack_here(2)))
@@ -1095,8 +1102,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
         self.pause()
         if leave:
             self.backward = None
-            if "grad" in torch.Tensor.__dict__:
-                del torch.Tensor.grad  # TensorBase's again
+            self.unwatch_reads()
             _MARKED.clear()
             _DEAD.clear()
             _SCALED.clear()
