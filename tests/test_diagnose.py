@@ -870,6 +870,35 @@ def test_the_report_knows_every_library_page():
 # the policy's (detach: recomputed, the penalty is zero); a second review's random features
 # made with nn.Parameter and dropped, and a reward's improvement over a start kept with its graph
 # (detach both: a constant, a reference).
+TBPTT_M = """\
+class M(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.inp, s.rec, s.head = nn.Linear(4, 8), nn.Linear(8, 8), nn.Linear(8, 1)
+        s.init = nn.Linear(4, 8)
+
+    def forward(s, x, h=None):
+        outs = []
+        for t in range(x.shape[0]):
+            if h is None:
+                h = torch.tanh(s.init(x[t]))
+            else:
+                h = torch.tanh(s.inp(x[t]) + s.rec(h))
+            outs.append(s.head(h))
+        return torch.stack(outs), h
+m = M()
+opt = torch.optim.Adam(m.parameters(), 1e-2)
+"""
+TBPTT_AFTER_STEP = """\
+xs, ys, h = torch.randn({shape}, 4), torch.randn({shape}, 1), None
+for i in range(6):
+    out, h_next = m(xs[i], h)
+    loss = ((out - ys[i]) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    h = h_next
+"""
 NEIGHBOURS = {
     "tbptt_logging_hook_on_the_first_chunk": """\
 cell, head = nn.RNNCell(3, 8), nn.Linear(8, 1)
@@ -889,29 +918,44 @@ for step, t0 in enumerate(range(0, 12, 4)):
 """,
     # Truncated BPTT whose first chunk takes another branch of the forward (a review's program:
     # the init branch's tanh made the reused state, another line takes it in): recompute alone
-    # before; detach is right.
-    "tbptt_first_chunk_takes_the_init_branch": """\
-class M(nn.Module):
-    def __init__(s):
-        super().__init__()
-        s.inp, s.rec, s.head = nn.Linear(4, 8), nn.Linear(8, 8), nn.Linear(8, 1)
-        s.init = nn.Linear(4, 8)
-
-    def forward(s, x, h=None):
-        outs = []
-        for t in range(x.shape[0]):
-            if h is None:
-                h = torch.tanh(s.init(x[t]))
-            else:
-                h = torch.tanh(s.inp(x[t]) + s.rec(h))
-            outs.append(s.head(h))
-        return torch.stack(outs), h
-m = M()
-opt = torch.optim.Adam(m.parameters(), 1e-2)
+    # before; detach is right. Then the state handed on after the step, as h = h_next (a second
+    # review: `h` then holds the reused value itself, which read as a memo), one step a chunk
+    # (the init branch again) and three (the same lines).
+    "tbptt_first_chunk_takes_the_init_branch": TBPTT_M
+    + """\
 xs, ys, h = torch.randn(6, 1, 3, 4), torch.randn(6, 1, 3, 1), None
 for i in range(6):
     out, h = m(xs[i], h)
     loss = ((out - ys[i]) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    "tbptt_state_handed_on_after_the_step": TBPTT_M + TBPTT_AFTER_STEP.format(shape="6, 1, 3"),
+    "tbptt_chunks_of_three_handed_on_after_the_step": TBPTT_M
+    + TBPTT_AFTER_STEP.format(shape="6, 3, 1"),
+    # A drift penalty against features kept from the first call (detach: a reference; recompute
+    # makes the penalty zero): a loose "fed back" made it recompute alone.
+    "drift_penalty_against_a_first_call_anchor": """\
+class Net(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.block = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+        s.head = nn.Linear(8, 1)
+        s.anchor = None
+
+    def forward(s, x, y, probe):
+        z = probe + s.block(probe)
+        if s.anchor is None:
+            s.anchor = z
+        pred = s.head(x + s.block(x))
+        return nn.functional.mse_loss(pred, y) + 0.1 * (z - s.anchor).pow(2).mean()
+net = Net()
+opt = torch.optim.SGD(net.parameters(), 0.1)
+probe = torch.randn(16, 8)
+for step in range(5):
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    loss = net(x, y, probe)
     opt.zero_grad()
     loss.backward()
     opt.step()
@@ -1003,5 +1047,80 @@ def test_programs_near_the_rules_get_the_right_fix_among_two(name, tmp_path):
 # takes the value in passes as an argument.
 STATE_NAMED = {
     "tbptt_first_chunk_takes_the_init_branch": "h",
+    "tbptt_state_handed_on_after_the_step": "h",
     "gru_state_carried_across_chunks": "h",
 }
+
+# Programs a loose "fed back" fact (any line of the same call making an operation of the value's
+# kind) moved off their one right fix, in a review: a GAN's generated batch kept on the module
+# for the generator's turn (detach, the gan-step rule), and a learnable basis in an lru_cache
+# (recompute).
+DECIDED = {
+    "gan_generated_batch_kept_on_the_module": (
+        "detach",
+        """\
+class GAN(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.generator = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+        s.discriminator = nn.Sequential(nn.Linear(2, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+
+    def training_step(s, real, optimizer_idx):
+        valid, fake = torch.ones(real.shape[0], 1), torch.zeros(real.shape[0], 1)
+        bce = nn.functional.binary_cross_entropy_with_logits
+        if optimizer_idx == 0:
+            s.generated = s.generator(torch.randn(real.shape[0], 4))
+            d_real = bce(s.discriminator(real), valid)
+            return (d_real + bce(s.discriminator(s.generated), fake)) / 2
+        return bce(s.discriminator(s.generated), valid)
+model = GAN()
+opts = [
+    torch.optim.Adam(model.discriminator.parameters(), 2e-4),
+    torch.optim.Adam(model.generator.parameters(), 2e-4),
+]
+for it in range(3):
+    real = torch.randn(32, 2) + 3
+    for idx, opt in enumerate(opts):
+        loss = model.training_step(real, idx)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+    ),
+    "learnable_basis_in_an_lru_cache": (
+        "recompute",
+        """\
+import functools
+class Net(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.basis_proj, s.head = nn.Linear(1, 8), nn.Linear(8, 1)
+
+    @functools.lru_cache(maxsize=None)
+    def basis(s, n):
+        return s.basis_proj(torch.linspace(0, 1, n)[:, None])
+
+    def forward(s, x):
+        return s.head(torch.relu(x @ s.basis(x.shape[1])))
+net = Net()
+opt = torch.optim.Adam(net.parameters(), 1e-2)
+for step in range(4):
+    x, y = torch.randn(16, 10), torch.randn(16, 1)
+    loss = ((net(x) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DECIDED))
+def test_programs_near_the_rules_keep_their_one_fix(name, tmp_path):
+    fix, program = DECIDED[name]
+    script = tmp_path / f"{name}.py"
+    script.write_text("import torch\nfrom torch import nn\n\ntorch.manual_seed(0)\n" + program)
+    result = run_script(driver(), str(script), tmp_path, baseline())
+    assert result.error is not None and MESSAGE in result.error.message, result
+    fixes = re.findall(r"^fix: (.+)$", result.stdout, re.M)
+    assert fixes and fixes[-1] == fix, result.stdout

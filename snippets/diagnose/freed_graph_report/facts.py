@@ -82,13 +82,18 @@ DECIDING = {
     "'after': built after it, from a value kept from before",
     "unchanged": "a variable of yours holds the reused value itself, "
     "the tensor that earlier backward went through, not only newer "
-    "ones built on it: read again as it was (a memo, a cache)",
+    "ones built on it: read again as it was (a memo, a cache), unless "
+    "the value is fed back",
     "carried": "the lines that made the value also made the node "
-    "that takes it in now (a state fed back)",
+    "that takes it in now, or the value is fed back: one call of "
+    "yours made it (in any branch) and takes it in, the line taking it "
+    "in passes one of its holders as an argument, and a variable "
+    "holds a newer value of its kind that those lines made (h = "
+    "cell(x, h), whatever made the first h) (a state)",
     "rebuilt": "the code that made the value ran again since: a node "
     "of this graph is an operation of its kind made by the same lines "
-    "(torch's own aside: a hook changes them) (a state written at "
-    "each step; a memo is made once)",
+    "(torch's own aside: a hook changes them), or the value is fed "
+    "back (a state written at each step; a memo is made once)",
     "alone": "the value is the loss's only way to anything that needs "
     "a gradient: one reused value, and no leaf reached without it "
     "(detached, the backward has nothing to run)",
@@ -261,20 +266,23 @@ def _read_shape(f, graph):
         else ("after" if graph.built_after(by) else "same")
     )
     alive = by.inputs_alive()
-    holders, unchanged = (
-        ([], False) if mine else _holders(firsts, f.roots, by.seq)
+    holders, unchanged, held = (
+        ([], False, {}) if mine else _holders(firsts, f.roots, by.seq)
     )
-    holders = _passed_in_first(holders, f.crossings)
+    holders, passed = _passed_in_first(holders, f.crossings)
+    fed = passed and _fed_back(f.crossings, held, f.site)
     f.__dict__.update(
         own_tensor=bool(mine),
         holders=holders,
-        unchanged=unchanged,
+        unchanged=unchanged and not fed,
         order=order,
         # A state fed back from an earlier iteration: the graph that
         # takes it in was built after the backward that freed it (a
         # recurrence inside one forward is not carried).
-        carried=not mine and order == "after" and graph.carried(f.site),
-        rebuilt=not mine and graph.rebuilt(f.site),
+        carried=not mine
+        and order == "after"
+        and (fed or graph.carried()),
+        rebuilt=not mine and (fed or graph.rebuilt()),
         alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine
@@ -467,45 +475,22 @@ class _Graph:
         freeing = [c for c in ran if not c.keep]
         return min(freeing, key=lambda c: c.number) if freeing else None
 
-    def carried(self, site):
+    def carried(self):
         """True if the lines that made the value also made the node that
         takes it in now: a state fed back, from an earlier iteration."""
         return any(
             _chain(j) and _chain(j) == _chain(n)
             for j, n in self.crossings
-        ) or self._other_branch(site)
+        )
 
-    def _other_branch(self, site, depth=8):
-        """True if another branch of one call of yours made the value
-        (`if h is None: h = init(x)`): that call, below the frames it
-        shares with the backward's (`site`), takes it in, and the lines
-        that take it in build on it a value of its kind (the state's
-        next value)."""
-        for j, n in self.crossings:
-            taker = _chain(j)
-            mine = _below_site(_chain(n), site)
-            if not mine or mine[:1] != _below_site(taker, site)[:1]:
-                continue
-            kind = _name(n)
-            if any(
-                _name(m) == kind
-                and _chain(m) == taker
-                and _below(m, j, depth)
-                for m in self.new
-            ):
-                return True
-        return False
-
-    def rebuilt(self, site, most=5000):
+    def rebuilt(self, most=5000):
         """True if a node of the new part was made by the same lines as
         a reused value's node (torch's own aside), an operation of its
         kind: the code that made the value ran again (a state rewritten
-        at each step), or another branch of it did."""
+        at each step)."""
         targets = {n for _, n in self.crossings}
         made = {_made_by(n) for n in targets} - {None}
-        return self._other_branch(site) or any(
-            _made_by(n) in made for n in self.new[:most]
-        )
+        return any(_made_by(n) in made for n in self.new[:most])
 
     def built_after(self, by):
         """True if this graph was built after `by` began: a node made
@@ -583,30 +568,6 @@ class _Graph:
             and now <= earlier
             and not (_owners(earlier, opts) & behind)
         )
-
-
-def _below_site(chain, site):
-    """`chain` less the outer frames it shares with `site`'s."""
-    shared = tuple(f[:2] for f in _yours(site))
-    i = 0
-    while i < min(len(chain), len(shared)) and chain[i] == shared[i]:
-        i += 1
-    return chain[i:]
-
-
-def _below(top, node, depth):
-    """True if `node` is within `depth` graph steps under `top`."""
-    level, seen = [top], {top}
-    for _ in range(depth):
-        if node in level:
-            return True
-        level = [
-            c
-            for n in level
-            for c in _children(n)
-            if not _is_leaf(c) and c not in seen and not seen.add(c)
-        ]
-    return node in level
 
 
 def _made_by(node):
@@ -848,24 +809,56 @@ def _holders(nodes, roots, since):
     # keeps a constant in a node's arguments (Keras), a library's
     # cache deep inside an object you hold.
     found = walk.found(4) or walk.found(6)
-    return found, walk.exact
+    return found, walk.exact, walk.nodes
 
 
 def _passed_in_first(holders, crossings):
-    """The holders, those your line that takes the value in passes as
-    an argument first (`out, h = rnn(x, h)`: the state is `h`)."""
+    """The holders, those your lines that take the value in pass to a
+    call or call (`out, h = rnn(x, h)`: the state is `h`, not `out`;
+    `y = cell(x)`: `cell.h`) first; and whether there is one."""
     calls = [
-        linecache.getline(path, line).split("(", 1)[-1]
+        _ASSIGNED.sub("", linecache.getline(path, line), count=1)
         for j, _ in crossings
         for path, line in _chain(j)
-        if "(" in linecache.getline(path, line)
     ]
 
     def passed(path):
         name = re.split(r"[.\[ ]", path.strip("`"), maxsplit=1)[0]
         return any(re.search(rf"\b{name}\b", c) for c in calls)
 
-    return sorted(holders, key=lambda path: not passed(path))
+    first = sorted(holders, key=lambda path: not passed(path))
+    return first, any(passed(path) for path in holders)
+
+
+# The targets of an assignment that starts a line (`out, h = `).
+_ASSIGNED = re.compile(r"^\s*[\w.,\[\]\s*]+=(?!=)")
+
+
+def _fed_back(crossings, held, site):
+    """True if one call of yours (below the frames it shares with the
+    backward's `site`) made the value, in any branch, and takes it in,
+    and a variable (`held`: path: node) holds a newer value of its kind
+    that the lines taking it in made: the state's next value."""
+    for j, n in crossings:
+        taker, kind = _chain(j), _name(n)
+        call = _below_site(taker, site)[:1]
+        if not call or _below_site(_chain(n), site)[:1] != call:
+            continue
+        if any(
+            m is not n and _name(m) == kind and _chain(m) == taker
+            for m in held.values()
+        ):
+            return True
+    return False
+
+
+def _below_site(chain, site):
+    """`chain` less the outer frames it shares with `site`'s."""
+    shared = tuple(f[:2] for f in _yours(site))
+    i = 0
+    while i < min(len(chain), len(shared)) and chain[i] == shared[i]:
+        i += 1
+    return chain[i:]
 
 
 class _HolderWalk:
@@ -875,6 +868,7 @@ class _HolderWalk:
         self.targets, self.new, self.since = targets, new, since
         self.memo = {}  # node: whether it reaches a target
         self.exact = False  # a variable holds a reused value itself
+        self.nodes = {}  # path: the node of the tensor it holds
 
     def hops(self, start, most=5000):
         """Graph steps from `start` down to a reused value."""
@@ -920,6 +914,7 @@ class _HolderWalk:
                 continue
             if node in self.targets:
                 exact.append(path)
+                self.nodes[path] = node
                 held.add(id(value))
             elif self.reaches(node):
                 seq = node._sequence_nr()
@@ -928,6 +923,7 @@ class _HolderWalk:
                 # first.
                 plain = "." not in path and "[" not in path
                 built_on.append(((older, self.hops(node), plain), path))
+                self.nodes[path] = node
                 held.add(id(value))
         built_on.sort(key=lambda ranked: ranked[0])
         self.exact = bool(exact)

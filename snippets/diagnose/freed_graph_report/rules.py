@@ -480,9 +480,9 @@ def _carried_made_once(f):
 )
 def _carried_state(f):
     """The value is carried from an earlier step (the same line made it
-    and takes it in, after the backward): the state of truncated
-    backpropagation (detach) or an accumulator that must start fresh
-    (recompute)?"""
+    and takes it in, after the backward, or your call feeds it back):
+    the state of truncated backpropagation (detach) or an accumulator
+    that must start fresh (recompute)?"""
     return f.carried
 
 
