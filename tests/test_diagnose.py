@@ -1030,17 +1030,11 @@ for step in range(3):
 
 @pytest.mark.parametrize("name", sorted(NEIGHBOURS))
 def test_programs_near_the_rules_get_the_right_fix_among_two(name, tmp_path):
-    script = tmp_path / f"{name}.py"
-    script.write_text(
-        "import torch\nfrom torch import nn\n\ntorch.manual_seed(0)\n" + NEIGHBOURS[name]
-    )
-    result = run_script(driver(), str(script), tmp_path, baseline())
-    assert result.error is not None and MESSAGE in result.error.message, result
-    fixes = re.findall(r"^fix: (.+)$", result.stdout, re.M)
+    fixes, stdout = near_the_rules(name, NEIGHBOURS[name], tmp_path)
     two = r"(detach or recompute|recompute or detach) \(the facts do not decide\)"
-    assert fixes and re.fullmatch(two, fixes[-1]), result.stdout
+    assert fixes and re.fullmatch(two, fixes[-1]), stdout
     if name in STATE_NAMED:
-        assert f"start from `{STATE_NAMED[name]}`" in result.stdout, result.stdout
+        assert f"start from `{STATE_NAMED[name]}`" in stdout, stdout
 
 
 # The state a recurrent program feeds back, which a detach must name: the holder the line that
@@ -1118,9 +1112,14 @@ for step in range(4):
 @pytest.mark.parametrize("name", sorted(DECIDED))
 def test_programs_near_the_rules_keep_their_one_fix(name, tmp_path):
     fix, program = DECIDED[name]
+    fixes, stdout = near_the_rules(name, program, tmp_path)
+    assert fixes and fixes[-1] == fix, stdout
+
+
+def near_the_rules(name, program, tmp_path) -> tuple[list[str], str]:
+    """Run a program near the rules under the command: its `fix:` lines, and all it printed."""
     script = tmp_path / f"{name}.py"
     script.write_text("import torch\nfrom torch import nn\n\ntorch.manual_seed(0)\n" + program)
     result = run_script(driver(), str(script), tmp_path, baseline())
     assert result.error is not None and MESSAGE in result.error.message, result
-    fixes = re.findall(r"^fix: (.+)$", result.stdout, re.M)
-    assert fixes and fixes[-1] == fix, result.stdout
+    return re.findall(r"^fix: (.+)$", result.stdout, re.M), result.stdout
