@@ -10,10 +10,11 @@ whose advantages come from a learned reward network, then the clipped
 surrogate on the environment's advantages, backpropagated through
 that step into the reward network, and an Adam step on the reward
 network; the actor goes on from its updated parameters.
-The answer points to torchopt's MGRL example: after the meta step,
-torchopt.stop_gradient(actor) detaches each of its parameters in
-place and makes it a leaf again. Kept and changed as in the raising
-program.
+The answer points to torchopt's MGRL example and its stop-gradient
+tutorial: where the inner-loop parameters go on into the next
+bi-level step, torchopt.stop_gradient(actor) after the meta step
+detaches each of them in place and makes it a leaf again. Kept and
+changed as in the raising program.
 """
 
 import torch
