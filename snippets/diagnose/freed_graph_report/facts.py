@@ -696,7 +696,14 @@ def _parts(value):
                 (f"[{i}]", v) for i, v in enumerate(list(value)[:100])
             ]
         if isinstance(value, torch.nn.Module):
-            parts = {**value._buffers, **value._modules}
+            # A parameter slot holding a computed tensor (a MAML clone,
+            # a differentiable optimizer's update) is a holder too.
+            made = {
+                k: v
+                for k, v in value._parameters.items()
+                if v is not None and v.grad_fn is not None
+            }
+            parts = {**made, **value._buffers, **value._modules}
             kind = type(value)
             for k, v in vars(value).items():
                 if k in _MODULE_OWN:
