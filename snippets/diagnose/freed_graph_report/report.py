@@ -140,7 +140,12 @@ def _reused(f):
         f"reused:   a value ({_name(node)}) that an earlier backward "
         "went through"
     ]
-    out += _at("made at", node, now) + _at("used at", user, now)
+    made, used = _at("made at", node, now), _at("used at", user, now)
+    if [m.split("  ", 2)[-1] for m in made[: len(used)]] == [
+        u.split("  ", 2)[-1] for u in used
+    ]:  # a loop: the lines that take it in made it, before
+        used = ["  used at  the same lines, run again later"]
+    out += made + used
     held = " and ".join(f.holders[:3]) or (
         "nothing your program reaches: only the graph"
     )
