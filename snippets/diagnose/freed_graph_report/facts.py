@@ -87,8 +87,8 @@ DECIDING = {
     "carried": "the lines that made the value also made the node "
     "that takes it in now, or the value is fed back: one call of "
     "yours made it (in any branch) and takes it in, the line taking it "
-    "in passes one of its holders as an argument, and a variable "
-    "holds a newer value of its kind that those lines made (h = "
+    "in passes or calls one of its holders, and a variable holds a "
+    "newer value of its kind, built on it, that those lines made (h = "
     "cell(x, h), whatever made the first h) (a state)",
     "rebuilt": "the code that made the value ran again since: a node "
     "of this graph is an operation of its kind made by the same lines "
