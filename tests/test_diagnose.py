@@ -20,6 +20,7 @@ import runpy
 import subprocess
 import sys
 import tempfile
+import textwrap
 from functools import cache
 from pathlib import Path
 
@@ -960,6 +961,26 @@ for step in range(5):
     loss.backward()
     opt.step()
 """,
+    # The same inside a function (a third review: a local's name was read as "h` in train()").
+    "tbptt_loop_inside_a_function": TBPTT_M.replace(
+        "m = M()\nopt", "def train():\n    m = M()\n    opt"
+    )
+    + textwrap.indent(TBPTT_AFTER_STEP.format(shape="6, 1, 3"), "    ")
+    + "train()\n",
+    # A GRU's state, its call written over three lines.
+    "gru_call_over_three_lines": """\
+gru, head = nn.GRU(4, 8, batch_first=True), nn.Linear(8, 1)
+opt = torch.optim.Adam([*gru.parameters(), *head.parameters()], 1e-2)
+xs, ys, h = torch.randn(4, 2, 5, 4), torch.randn(4, 2, 5, 1), None
+for i in range(4):
+    out, h = gru(
+        xs[i], h
+    )
+    loss = ((head(out) - ys[i]) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
     # A GRU's state: the report named `out` (the output, not what is fed back) before.
     "gru_state_carried_across_chunks": """\
 gru, head = nn.GRU(4, 8, batch_first=True), nn.Linear(8, 1)
@@ -1042,14 +1063,43 @@ def test_programs_near_the_rules_get_the_right_fix_among_two(name, tmp_path):
 STATE_NAMED = {
     "tbptt_first_chunk_takes_the_init_branch": "h",
     "tbptt_state_handed_on_after_the_step": "h",
+    "tbptt_loop_inside_a_function": "h",
     "gru_state_carried_across_chunks": "h",
+    "gru_call_over_three_lines": "h",
 }
 
 # Programs a loose "fed back" fact (any line of the same call making an operation of the value's
 # kind) moved off their one right fix, in a review: a GAN's generated batch kept on the module
 # for the generator's turn (detach, the gan-step rule), and a learnable basis in an lru_cache
-# (recompute).
+# (recompute); a third review: a positional encoding cached on the module, the model's output
+# kept in a variable, which a Linear made as the cache was (recompute).
 DECIDED = {
+    "positional_encoding_cached_on_the_module": (
+        "recompute",
+        """\
+class Net(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.pe_mlp = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 16))
+        s.head = nn.Linear(16, 1)
+        s.pe = None
+
+    def forward(s, x, coords):
+        if s.pe is None:
+            s.pe = s.pe_mlp(coords)
+        return s.head(x + s.pe)
+model = Net()
+opt = torch.optim.Adam(model.parameters(), 1e-2)
+coords = torch.rand(64, 2)
+for step in range(4):
+    x, y = torch.randn(64, 16), torch.randn(64, 1)
+    out = model(x, coords)
+    loss = ((out - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    ),
     "gan_generated_batch_kept_on_the_module": (
         "detach",
         """\

@@ -87,9 +87,10 @@ DECIDING = {
     "carried": "the lines that made the value also made the node "
     "that takes it in now, or the value is fed back: one call of "
     "yours made it (in any branch) and takes it in, the line taking it "
-    "in passes or calls one of its holders, and a variable holds a "
-    "newer value of its kind, built on it, that those lines made (h = "
-    "cell(x, h), whatever made the first h) (a state)",
+    "in passes one of its holders as an argument (not only calls it), "
+    "and a variable holds a newer value of its kind, built on it, that "
+    "those lines made (h = cell(x, h), whatever made the first h) (a "
+    "state)",
     "rebuilt": "the code that made the value ran again since: a node "
     "of this graph is an operation of its kind made by the same lines "
     "(torch's own aside: a hook changes them), or the value is fed "
@@ -820,21 +821,40 @@ def _holders(nodes, roots, since):
 
 
 def _passed_in_first(holders, crossings):
-    """The holders, those your lines that take the value in pass to a
-    call or call (`out, h = rnn(x, h)`: the state is `h`, not `out`;
-    `y = cell(x)`: `cell.h`) first; and whether there is one."""
-    calls = [
-        _ASSIGNED.sub("", linecache.getline(path, line), count=1)
+    """The holders your lines that take the value in pass to a call or
+    call, first (`out, h = rnn(x, h)`: the state is `h`, not `out`;
+    `y = cell(x)`: `cell.h`); and whether one is passed as an argument
+    (`rnn` called, `h` passed)."""
+    lines = [
+        _ASSIGNED.sub("", _statement(path, line), count=1)
         for j, _ in crossings
         for path, line in _chain(j)
     ]
 
-    def passed(path):
-        name = re.split(r"[.\[ ]", path.strip("`"), maxsplit=1)[0]
-        return any(re.search(rf"\b{name}\b", c) for c in calls)
+    def named(path, called=True):
+        name = re.match(r"`?(\w*)", path).group(1)
+        arg = rf"\b{name}\b(?!\s*(\.\s*\w+\s*)*\()"
+        return bool(name) and any(
+            re.search(rf"\b{name}\b" if called else arg, text)
+            for text in lines
+        )
 
-    first = sorted(holders, key=lambda path: not passed(path))
-    return first, any(passed(path) for path in holders)
+    first = sorted(holders, key=lambda path: not named(path))
+    return first, any(named(path, called=False) for path in holders)
+
+
+def _statement(path, line, most=10):
+    """The source of the statement that starts at `line`, with the
+    lines its brackets run on to (a call written over several)."""
+    text, depth = "", 0
+    for n in range(line, line + most):
+        more = linecache.getline(path, n)
+        text += more
+        depth += sum(more.count(c) for c in "([{")
+        depth -= sum(more.count(c) for c in ")]}")
+        if depth <= 0:
+            break
+    return text
 
 
 # The targets of an assignment that starts a line (`out, h = `).
