@@ -163,6 +163,7 @@ def read(roots, site, outs=None, failed=False):
         recorded=bool(graph.old and graph.freed_by),
         caller=_caller(site),
         holders=[],
+        holder_named=False,
         unchanged=False,
     )
     if facts.recorded:
@@ -270,11 +271,13 @@ def _read_shape(f, graph):
     holders, unchanged, held = (
         ([], False, {}) if mine else _holders(firsts, f.roots, by.seq)
     )
-    holders, passed = _passed_in_first(holders, f.crossings)
+    holders, passed, named = _passed_in_first(holders, f.crossings)
     fed = passed and _fed_back(f.crossings, held, f.site)
     f.__dict__.update(
         own_tensor=bool(mine),
         holders=holders,
+        # Your line that takes the value in names the first holder.
+        holder_named=named,
         unchanged=unchanged and not fed,
         order=order,
         # A state fed back from an earlier iteration: the graph that
@@ -823,8 +826,8 @@ def _holders(nodes, roots, since):
 def _passed_in_first(holders, crossings):
     """The holders your lines that take the value in pass to a call or
     call, first (`out, h = rnn(x, h)`: the state is `h`, not `out`;
-    `y = cell(x)`: `cell.h`); and whether one is passed as an argument
-    (`rnn` called, `h` passed)."""
+    `y = cell(x)`: `cell.h`); whether one is passed as an argument
+    (`rnn` called, `h` passed); and whether the first one is named."""
     lines = [
         _ASSIGNED.sub("", _statement(path, line), count=1)
         for j, _ in crossings
@@ -840,7 +843,11 @@ def _passed_in_first(holders, crossings):
         )
 
     first = sorted(holders, key=lambda path: not named(path))
-    return first, any(named(path, called=False) for path in holders)
+    return (
+        first,
+        any(named(path, called=False) for path in holders),
+        bool(first) and named(first[0]),
+    )
 
 
 def _statement(path, line, most=10):

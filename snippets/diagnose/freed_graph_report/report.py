@@ -1,6 +1,7 @@
 """The report: the facts as they are, the rule that decided, and the
 verdict (the fix, where to apply it, and the page that explains it)."""
 
+import linecache
 import math
 import os
 
@@ -261,9 +262,7 @@ def _said(f):
     line = _line_of(f.freed_line, f.this_line)
     yours = f.freed_by.by is None
     return {
-        "value": f.holders[0].split(" in ")[0]
-        if f.holders
-        else "the value",
+        "value": _value_name(f),
         "names": _shorten(f.only_names or f.unowned_names, 2),
         "inputs": _shorten(f.input_names, 2),
         "package": f.freed_by.by or f.caller,
@@ -275,6 +274,25 @@ def _said(f):
         "first_order": FIRST_ORDER.get(f.freed_by.by or ""),
         "which": _which(f),
     }
+
+
+def _value_name(f):
+    """What the verdict tells you to detach or make again: the first
+    holder; but where it holds only a newer tensor built on the value,
+    your line that takes the value in does not name it, and no state
+    carries the value (a cache made inside a function of yours, a
+    loss built on it kept in a variable), the line that made it."""
+    if not f.holders:
+        return "the value"
+    held = f.holders[0].split(" in ")[0]
+    if f.unchanged or f.carried or f.holder_named or not f.crossings:
+        return held
+    made, via = _where(_made(f.crossings[0][1]), f.site)
+    frame = via or made
+    if frame is None:
+        return held
+    code = linecache.getline(frame[0], frame[1]).split("  #")[0]
+    return f"the value of line {frame[1]} (`{code.strip()}`)"
 
 
 def _which(f):
