@@ -981,6 +981,46 @@ for i in range(4):
     loss.backward()
     opt.step()
 """,
+    # A third review: a centre taken from the first batch after its step (the question named the
+    # forward's line `z = enc(x)`, where detaching trains nothing; `center` is right), and a
+    # stateful GRU whose caller calls its output `h` (`self.h` in forward() is not that `h`).
+    "centre_taken_from_the_first_batch_after_its_step": """\
+enc = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4))
+recon = nn.Linear(4, 8)
+opt = torch.optim.Adam([*enc.parameters(), *recon.parameters()], 1e-3)
+center = None
+for step in range(4):
+    x = torch.randn(64, 8)
+    z = enc(x)
+    loss = ((recon(z) - x) ** 2).mean()
+    if center is not None:
+        loss = loss + ((z - center) ** 2).sum(1).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if step == 0:
+        center = z.mean(0)
+""",
+    "stateful_gru_whose_output_the_caller_calls_h": """\
+class Stateful(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 8, batch_first=True)
+        self.h = None
+
+    def forward(self, x):
+        out, self.h = self.gru(x, self.h)
+        return out
+model, head = Stateful(), nn.Linear(8, 1)
+opt = torch.optim.Adam([*model.parameters(), *head.parameters()], 1e-2)
+xs, ys = torch.randn(4, 2, 5, 4), torch.randn(4, 2, 5, 1)
+for i in range(4):
+    h = model(xs[i])
+    loss = ((head(h) - ys[i]) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
     # A GRU's state: the report named `out` (the output, not what is fed back) before.
     "gru_state_carried_across_chunks": """\
 gru, head = nn.GRU(4, 8, batch_first=True), nn.Linear(8, 1)
@@ -1055,12 +1095,15 @@ def test_programs_near_the_rules_get_the_right_fix_among_two(name, tmp_path):
     two = r"(detach or recompute|recompute or detach) \(the facts do not decide\)"
     assert fixes and re.fullmatch(two, fixes[-1]), stdout
     if name in STATE_NAMED:
-        assert f"start from `{STATE_NAMED[name]}`" in stdout, stdout
+        asked = re.search(r"^  detach: .*?`(.+?)`", stdout, re.M)
+        assert asked and asked[1] == STATE_NAMED[name], stdout
 
 
-# The state a recurrent program feeds back, which a detach must name: the holder the line that
-# takes the value in passes as an argument.
+# What the detach question must name: the state a recurrent program feeds back (the holder the
+# line that takes the value in passes as an argument), the value a line makes from it.
 STATE_NAMED = {
+    "centre_taken_from_the_first_batch_after_its_step": "center",
+    "stateful_gru_whose_output_the_caller_calls_h": "model.h",
     "tbptt_first_chunk_takes_the_init_branch": "h",
     "tbptt_state_handed_on_after_the_step": "h",
     "tbptt_loop_inside_a_function": "h",

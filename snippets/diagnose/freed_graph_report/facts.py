@@ -271,7 +271,9 @@ def _read_shape(f, graph):
     holders, unchanged, held = (
         ([], False, {}) if mine else _holders(firsts, f.roots, by.seq)
     )
-    holders, passed, named = _passed_in_first(holders, f.crossings)
+    holders, passed, named = _passed_in_first(
+        holders, f.crossings, held
+    )
     fed = passed and _fed_back(f.crossings, held, f.site)
     f.__dict__.update(
         own_tensor=bool(mine),
@@ -823,30 +825,37 @@ def _holders(nodes, roots, since):
     return found, walk.exact, walk.nodes
 
 
-def _passed_in_first(holders, crossings):
+def _passed_in_first(holders, crossings, held):
     """The holders your lines that take the value in pass to a call or
     call, first (`out, h = rnn(x, h)`: the state is `h`, not `out`;
     `y = cell(x)`: `cell.h`); whether one is passed as an argument
-    (`rnn` called, `h` passed); and whether the first one is named."""
+    (`rnn` called, `h` passed); and whether the first one is named
+    there, or is what takes the value in (`center = z.mean(0)`). A
+    holder is looked for in the lines of its own function only (the
+    `h` of `self.h` inside forward() is not your loop's `h`)."""
     lines = [
-        _ASSIGNED.sub("", _statement(path, line), count=1)
+        (code, _ASSIGNED.sub("", _statement(path, line), count=1))
         for j, _ in crossings
-        for path, line in _chain(j)
+        for path, line, code in _yours(_made(j))
     ]
+    takers = {j for j, _ in crossings}
 
     def named(path, called=True):
-        name = re.match(r"`?(\w*)", path).group(1)
+        found = re.match(r"`?(\w*)[^`]*`?(?: in (\w+)\(\))?", path)
+        name, scope = found.group(1), found.group(2) or "<module>"
         arg = rf"\b{name}\b(?!\s*(\.\s*\w+\s*)*\()"
         return bool(name) and any(
             re.search(rf"\b{name}\b" if called else arg, text)
-            for text in lines
+            for code, text in lines
+            if code == scope
         )
 
     first = sorted(holders, key=lambda path: not named(path))
     return (
         first,
         any(named(path, called=False) for path in holders),
-        bool(first) and named(first[0]),
+        bool(first)
+        and (named(first[0]) or held.get(first[0]) in takers),
     )
 
 
