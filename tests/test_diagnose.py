@@ -1202,6 +1202,45 @@ for step in range(4):
 }
 
 
+# Programs that ask where they were decided before the fed-back fact (a third review): a cache
+# handed back unchanged through the call that reads it looks, at the failing backward, like a
+# state handed on after the step. The right fix (recompute) must stay in the answer; alone is
+# better.
+AMONG = {
+    "cache_handed_back_through_the_call": (
+        "recompute",
+        """\
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc, self.head = nn.Linear(6, 16), nn.Linear(16, 1)
+
+    def forward(self, x, ctx, memory=None):
+        if memory is None:
+            memory = self.enc(ctx)
+        return self.head(x + memory), memory
+dec = Decoder()
+opt = torch.optim.Adam(dec.parameters(), 1e-2)
+ctx, memory = torch.randn(32, 6), None
+for step in range(4):
+    x, y = torch.randn(32, 16), torch.randn(32, 1)
+    out, memory = dec(x, ctx, memory)
+    loss = ((out - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AMONG))
+def test_programs_near_the_rules_keep_the_right_fix_in_the_answer(name, tmp_path):
+    fix, program = AMONG[name]
+    fixes, stdout = near_the_rules(name, program, tmp_path)
+    assert fixes and fix in re.split(r" or | \(", fixes[-1]), stdout
+
+
 @pytest.mark.parametrize("name", sorted(DECIDED))
 def test_programs_near_the_rules_keep_their_one_fix(name, tmp_path):
     fix, program = DECIDED[name]
