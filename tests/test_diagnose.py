@@ -1021,6 +1021,30 @@ for i in range(4):
     loss.backward()
     opt.step()
 """,
+    # A state kept on the module, written back by the line that reads it (self.h = f(self.h)),
+    # its first value from an init branch: recompute alone before (detach is right).
+    "cell_state_written_back_on_the_module": """\
+class Cell(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.init, s.inp, s.rec = nn.Linear(4, 8), nn.Linear(4, 8), nn.Linear(8, 8)
+        s.head, s.h = nn.Linear(8, 1), None
+
+    def forward(s, x):
+        if s.h is None:
+            s.h = torch.tanh(s.init(x))
+        else:
+            s.h = torch.tanh(s.inp(x) + s.rec(s.h))
+        return s.head(s.h)
+m = Cell()
+opt = torch.optim.Adam(m.parameters(), 1e-2)
+xs, ys = torch.randn(6, 3, 4), torch.randn(6, 3, 1)
+for i in range(6):
+    loss = ((m(xs[i]) - ys[i]) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
     # A GRU's state: the report named `out` (the output, not what is fed back) before.
     "gru_state_carried_across_chunks": """\
 gru, head = nn.GRU(4, 8, batch_first=True), nn.Linear(8, 1)
@@ -1104,6 +1128,7 @@ def test_programs_near_the_rules_get_the_right_fix_among_two(name, tmp_path):
 STATE_NAMED = {
     "centre_taken_from_the_first_batch_after_its_step": "center",
     "stateful_gru_whose_output_the_caller_calls_h": "model.h",
+    "cell_state_written_back_on_the_module": "m.h",
     "tbptt_first_chunk_takes_the_init_branch": "h",
     "tbptt_state_handed_on_after_the_step": "h",
     "tbptt_loop_inside_a_function": "h",

@@ -87,7 +87,8 @@ DECIDING = {
     "carried": "the lines that made the value also made the node "
     "that takes it in now, or the value is fed back: one call of "
     "yours made it (in any branch) and takes it in, the line taking it "
-    "in passes one of its holders as an argument (not only calls it), "
+    "in passes one of its holders as an argument (not only calls it) "
+    "or writes back the attribute that holds it (self.h = f(self.h)), "
     "and a variable holds a newer value of its kind, built on it, that "
     "those lines made (h = cell(x, h), whatever made the first h) (a "
     "state)",
@@ -853,10 +854,37 @@ def _passed_in_first(holders, crossings, held):
     first = sorted(holders, key=lambda path: not named(path))
     return (
         first,
-        any(named(path, called=False) for path in holders),
+        any(named(path, called=False) for path in holders)
+        or _writes_back(holders, crossings),
         bool(first)
         and (named(first[0]) or held.get(first[0]) in takers),
     )
+
+
+def _writes_back(holders, crossings):
+    """True if a statement of yours that takes the value in assigns an
+    attribute it also reads (`self.h = cell(x, self.h)`), and a holder
+    is that attribute (`model.h`): a state kept on an object, fed back
+    as the object's, not passed."""
+    attrs = {
+        m[1]
+        for path in holders
+        for m in [re.search(r"\.(\w+)`", path)]
+        if m
+    }
+    for j, _ in crossings:
+        for path, line, _ in _yours(_made(j)):
+            text = _statement(path, line)
+            target = _ASSIGNED.match(text)
+            for obj, attr in re.findall(
+                r"(\w+)\.(\w+)", target[0] if target else ""
+            ):
+                rest = text[target.end() :]
+                if attr in attrs and re.search(
+                    rf"\b{obj}\.{attr}\b", rest
+                ):
+                    return True
+    return False
 
 
 def _statement(path, line, most=10):
