@@ -1096,6 +1096,42 @@ for step in range(3):
     loss.backward()
     opt.step()
 """,
+    # Made once from weights that train, and held against what the same weights make afresh (a
+    # centre, a teacher's old outputs): a target as likely as a cache, so stale-made-once must
+    # not decide them.
+    "centre_of_the_first_batch_kept_on_the_module": """\
+class SVDD(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.net, s.c = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 8)), None
+
+    def forward(s, x):
+        z = s.net(x)
+        if s.c is None:
+            s.c = z.mean(0)
+        return ((z - s.c) ** 2).sum(1).mean()
+model = SVDD()
+opt = torch.optim.Adam(model.parameters(), 1e-3)
+for epoch in range(3):
+    loss = model(torch.randn(64, 10))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    "old_outputs_on_all_the_data_kept_before_training": """\
+model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+X, Y = torch.randn(24, 4), torch.randint(0, 3, (24,))
+old = model(X)
+for epoch in range(2):
+    for i in range(0, 24, 8):
+        out = model(X[i : i + 8])
+        distill = nn.functional.mse_loss(out, old[i : i + 8])
+        loss = nn.functional.cross_entropy(out, Y[i : i + 8]) + distill
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
     "reference_log_probs_kept_as_a_snapshot": """\
 policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
 opt = torch.optim.Adam(policy.parameters(), 1e-2)
@@ -1197,6 +1233,49 @@ for it in range(3):
         opt.zero_grad()
         loss.backward()
         opt.step()
+""",
+    ),
+    # Made once in __init__ from weights an optimizer trains, nothing made afresh from the same
+    # weights to hold it against: a cache (the stale-made-once rule; it asked before).
+    "weight_penalty_summed_once_in_init": (
+        "recompute",
+        """\
+class Net(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.emb, s.head = nn.Embedding(10, 8), nn.Linear(8, 1)
+        s.penalty = 1e-3 * s.emb.weight.pow(2).sum()
+
+    def forward(s, tokens):
+        return s.head(s.emb(tokens).mean(1)).squeeze(1)
+net = Net()
+opt = torch.optim.Adam(net.parameters(), 1e-2)
+for step in range(3):
+    tokens, y = torch.randint(0, 10, (16, 5)), torch.randn(16)
+    loss = ((net(tokens) - y) ** 2).mean() + net.penalty
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    ),
+    # grad() without create_graph after the loss's backward, on the same forward: a reading (an
+    # importance, as continual-learning plugins take), handed back apart, never summed into .grad
+    # (the one-trainer-grad-read rule; one-backward before).
+    "importance_read_by_grad_after_the_backward": (
+        "retain-graph",
+        """\
+model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+opt = torch.optim.SGD(model.parameters(), 0.1)
+importance = [torch.zeros_like(p) for p in model.parameters()]
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+    out = model(x)
+    loss = nn.functional.cross_entropy(out, y)
+    opt.zero_grad()
+    loss.backward()
+    grads = torch.autograd.grad(out.pow(2).sum(), list(model.parameters()))
+    importance = [i + g.abs() for i, g in zip(importance, grads)]
+    opt.step()
 """,
     ),
     "learnable_basis_in_an_lru_cache": (

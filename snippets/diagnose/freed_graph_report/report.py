@@ -182,6 +182,11 @@ def _freed_by(f):
         )
     if f.caller:
         out.append(f"  this backward: called by {f.caller}")
+    if f.recorded and f.reads_grad:
+        out.append(
+            "  this call: autograd.grad() without create_graph=True "
+            "(hands its gradients back, writes no .grad)"
+        )
     if f.recorded and f.input_names:
         names = _shorten(f.input_names)
         out.append(
@@ -194,7 +199,19 @@ def _freed_by(f):
     elif f.recorded and f.order:
         out.append(f"order:    {_ORDER[f.order]}")
     out.append(f"since:    {_steps_since(f)}")
+    if f.recorded and f.stale and not (f.rebuilt or f.carried):
+        out.append(
+            f"made:     once, not again since; {_AFRESH[f.counterpart]}"
+        )
     return out
+
+
+_AFRESH = {
+    True: "this loss makes afresh what it was made from (as a target "
+    "is held against its fresh self)",
+    False: "nothing in this loss is made afresh from what it was made "
+    "from",
+}
 
 
 def _reached(f):

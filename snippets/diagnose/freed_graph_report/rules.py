@@ -563,6 +563,20 @@ def _stale_only_through(f):
     return f.stale and f.only
 
 
+@rule("stale-made-once", "recompute", "value")
+def _stale_made_once(f):
+    """Built after the backward, the value stale, made once (its code
+    has not run again, nor fed it back), and nothing in this graph is
+    made afresh from what it was made from: no fresh counterpart to
+    hold it against, as a target would be. A cache: make it again."""
+    return (
+        f.stale
+        and not f.rebuilt
+        and not f.carried
+        and not f.counterpart
+    )
+
+
 @rule(
     "stale-target-or-cache",
     [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
@@ -630,6 +644,15 @@ def _one_trainer_input_grad(f):
     backward() wrote a .grad into inputs no optimizer trains: the new
     loss may be built from it (a penalty)."""
     return f.only and f.one_trainer and f.wrote_input_grad
+
+
+@rule("one-trainer-grad-read", "retain-graph", "earlier")
+def _one_trainer_grad_read(f):
+    """At most one optimizer trains everything here, and this call is
+    autograd.grad() without create_graph=True: it hands its gradients
+    back apart and writes no .grad, which one backward of a sum cannot
+    do. Keep the earlier call's graph for it."""
+    return f.only and f.one_trainer and f.reads_grad
 
 
 @rule("one-trainer", "one-backward", "earlier")

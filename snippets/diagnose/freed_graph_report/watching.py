@@ -235,6 +235,7 @@ def after_step(leaf):
 
 _WATCHING = []
 _RUNNING = []  # the sites of the backward calls running now, outermost
+_CALLING = []  # their records, in the same order
 _LAST_STEP = [0]  # the event number of the last optimizer step
 _FINDINGS = deque(maxlen=256)  # calls a check reports, in order
 # (event number, ids of the parameters it had a .grad for) of each step
@@ -919,6 +920,7 @@ def _wrap(real, kind, reporter):
         given = tensors, outs, inputs, keep, create
         ran = _about_to_run(kind, site, given, reporter)
         _RUNNING.append(site)
+        _CALLING.append(ran)
         try:
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
@@ -935,6 +937,7 @@ def _wrap(real, kind, reporter):
             raise
         finally:
             _RUNNING.pop()
+            _CALLING.pop()
             if not ours:
                 ran.number = _next_number()
                 _record(ran, roots, inputs, reporter)
