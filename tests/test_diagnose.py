@@ -1132,6 +1132,56 @@ for epoch in range(2):
         loss.backward()
         opt.step()
 """,
+    # A state written back on the module in other spellings (a fourth review): the parent writing
+    # its child's attribute, a dict entry, the right side on the next line. Recompute alone
+    # before the statement was read whole and the place compared past its object.
+    "state_on_a_submodule_written_by_the_parent": """\
+class Net(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.cell = nn.Module()
+        s.cell.h = None
+        s.init, s.inp, s.rec = nn.Linear(4, 8), nn.Linear(4, 8), nn.Linear(8, 8)
+        s.head = nn.Linear(8, 1)
+
+    def forward(s, x):
+        if s.cell.h is None:
+            s.cell.h = torch.tanh(s.init(x))
+        else:
+            s.cell.h = torch.tanh(s.inp(x) + s.rec(s.cell.h))
+        return s.head(s.cell.h)
+m = Net()
+opt = torch.optim.Adam(m.parameters(), 1e-2)
+for i in range(4):
+    loss = m(torch.randn(3, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+    "state_in_a_dict_on_the_module_right_side_on_the_next_line": """\
+class Cell(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.init, s.inp, s.rec = nn.Linear(4, 8), nn.Linear(4, 8), nn.Linear(8, 8)
+        s.head = nn.Linear(8, 1)
+        s.state = {}
+
+    def forward(s, x):
+        if "h" not in s.state:
+            s.state["h"] = torch.tanh(s.init(x))
+        else:
+            s.state["h"] = (
+                torch.tanh(s.inp(x) + s.rec(s.state["h"]))
+            )
+        return s.head(s.state["h"])
+m = Cell()
+opt = torch.optim.Adam(m.parameters(), 1e-2)
+for i in range(4):
+    loss = m(torch.randn(3, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
     "reference_log_probs_kept_as_a_snapshot": """\
 policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
 opt = torch.optim.Adam(policy.parameters(), 1e-2)
@@ -1275,6 +1325,35 @@ for step in range(3):
     loss.backward()
     grads = torch.autograd.grad(out.pow(2).sum(), list(model.parameters()))
     importance = [i + g.abs() for i, g in zip(importance, grads)]
+    opt.step()
+""",
+    ),
+    # A cache on another object whose attribute has the state's name (`s.slow.h` beside `s.h`):
+    # the write-back of `s.h` is not a place that holds the cache (a fourth review; asked before).
+    "cache_on_a_submodule_named_like_the_state": (
+        "recompute",
+        """\
+class Fast(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.slow = nn.Module()
+        s.slow.lin, s.slow.h = nn.Linear(6, 8), None
+        s.inp, s.rec, s.head = nn.Linear(4, 8), nn.Linear(8, 8), nn.Linear(8, 1)
+        s.h = torch.zeros(3, 8)
+
+    def forward(s, x, c):
+        if s.slow.h is None:
+            s.slow.h = torch.tanh(s.slow.lin(c))
+        s.h = torch.tanh(s.inp(x) + s.rec(s.h) + s.slow.h)
+        return s.head(s.h)
+m = Fast()
+opt = torch.optim.Adam(m.parameters(), 1e-2)
+c = torch.randn(3, 6)
+for i in range(4):
+    m.h = m.h.detach()
+    loss = m(torch.randn(3, 4), c).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
     opt.step()
 """,
     ),

@@ -7,6 +7,7 @@ beside them: the lines that made and used the value, where the program
 keeps it, and the names of what it trains.
 """
 
+import ast
 import functools
 import linecache
 import os
@@ -92,10 +93,11 @@ DECIDING = {
     "that takes it in now, or the value is fed back: one call of "
     "yours made it (in any branch) and takes it in, the line taking it "
     "in passes one of its holders as an argument (not only calls it) "
-    "or writes back the attribute that holds it (self.h = f(self.h)), "
-    "and a variable holds a newer value of its kind, built on it, that "
-    "those lines made (h = cell(x, h), whatever made the first h) (a "
-    "state)",
+    "or writes back the place that holds it (self.h = f(self.h), "
+    "self.state['h'] = ..., the parent's self.cell.h = ...: the "
+    "statement read whole), and a variable holds a newer value of "
+    "its kind, built on it, that those lines made (h = cell(x, h), "
+    "whatever made the first h) (a state)",
     "rebuilt": "the code that made the value ran again since: a node "
     "of this graph is an operation of its kind made by the same lines "
     "(torch's own aside: a hook changes them), or the value is fed "
@@ -938,34 +940,153 @@ def _passed_in_first(holders, crossings, held):
 
 
 def _writes_back(holders, crossings):
-    """True if a statement of yours that takes the value in assigns an
-    attribute it also reads (`self.h = cell(x, self.h)`), and a holder
-    is that attribute (`model.h`): a state kept on an object, fed back
-    as the object's, not passed."""
-    attrs = {
-        m[1]
-        for path in holders
-        for m in [re.search(r"\.(\w+)`", path)]
-        if m
-    }
+    """True if a statement of yours that takes the value in assigns a
+    place it also reads (`self.h = cell(x, self.h)`, `self.state["h"]
+    = ...`, `setattr(self, "h", ...)`, `self.h += x`), and a holder is
+    that place: the same attributes and keys after the object (`m.h`
+    for `self.h`), or one further down (`m.cell.h`) whose object's
+    class defines the function the statement is in. A state kept on
+    an object, fed back as the object's, not passed."""
+    places = [found for found in map(_place, holders) if found]
     for j, _ in crossings:
         for path, line, _ in _yours(_made(j)):
-            text = _statement(path, line)
-            target = _ASSIGNED.match(text)
-            for obj, attr in re.findall(
-                r"(\w+)\.(\w+)", target[0] if target else ""
-            ):
-                rest = text[target.end() :]
-                if attr in attrs and re.search(
-                    rf"\b{obj}\.{attr}\b", rest
+            for target, read in _assignments(path, line):
+                again = rf"{re.escape(target)}(?![\w\[])"
+                if re.search(again, read) and any(
+                    _same_place(target, place, path, line)
+                    for place in places
                 ):
                     return True
     return False
 
 
+def _place(holder):
+    """A holder's path (`m.cell.h`) and its function's part, if any."""
+    found = re.match(r"`([^`]+)`(.*)", holder)
+    return found and (found[1], found[2])
+
+
+def _after_root(path):
+    """The attributes and keys after a path's first name, any index
+    that is not a string read as `[*]` (`hs[i]` and `hs[0]` meet)."""
+    rest = re.sub(r"^\w+", "", path)
+    return re.sub(r"\[(?!['\"])[^\]]*\]", "[*]", rest)
+
+
+def _same_place(target, place, path, line):
+    """True if the statement's target is the holder's place."""
+    mine, theirs = _after_root(target), _after_root(place[0])
+    if not mine or not theirs.endswith(mine):
+        return False
+    if mine == theirs:
+        return True
+    # Further down: the object the statement writes on (its `self`)
+    # must be the one holding the place, known by its class.
+    owner = place[0][: len(place[0]) - len(mine)]
+    name = _function_at(path, line)
+    for held, value in _reachable(depth=4):
+        if held == f"`{owner}`{place[1]}":
+            return any(
+                getattr(f, "__code__", None) is not None
+                and f.__code__.co_name == name
+                and f.__code__.co_filename == path
+                for k in type(value).__mro__
+                for f in vars(k).values()
+            )
+    return False
+
+
+def _assignments(path, line):
+    """(target, what the statement reads) for each place the statement
+    at `line` assigns: `a.b = ...`, `a[k] += ...` (reads itself),
+    `setattr(a, "b", ...)`."""
+    stmt = _enclosing(path, line)
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        targets, value = [stmt.target], stmt.value
+    elif (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and getattr(stmt.value.func, "id", None) == "setattr"
+        and len(stmt.value.args) == 3
+        and isinstance(stmt.value.args[1], ast.Constant)
+    ):
+        obj, name, value = stmt.value.args
+        place = f"{ast.unparse(obj)}.{name.value}"
+        return [(place, ast.unparse(value))]
+    else:
+        return []
+    if value is None:
+        return []
+    read = ast.unparse(value)
+    found = []
+    for target in targets:
+        parts = getattr(target, "elts", [target])
+        for part in parts:
+            if isinstance(part, ast.Starred):  # *rest
+                part = part.value
+            text = ast.unparse(part)
+            if isinstance(stmt, ast.AugAssign):
+                found.append((text, f"{text} {read}"))
+            else:
+                found.append((text, read))
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path):
+    """A file's source and its simple statements (no body), or None."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            source = file.read()
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    simple, defs = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.append(node)
+        elif isinstance(node, ast.stmt) and not hasattr(node, "body"):
+            simple.append(node)
+    return source, simple, defs
+
+
+def _enclosing(path, line):
+    """The simple statement of `path` that `line` is part of (a call
+    written over several lines included), or None."""
+    parsed = _parsed(path)
+    if parsed is None:
+        return None
+    spans = [
+        s for s in parsed[1] if s.lineno <= line <= (s.end_lineno or 0)
+    ]
+    return min(
+        spans, key=lambda s: s.end_lineno - s.lineno, default=None
+    )
+
+
+def _function_at(path, line):
+    """The name of the innermost function of `path` around `line`."""
+    parsed = _parsed(path)
+    defs = [
+        d
+        for d in (parsed[2] if parsed else ())
+        if d.lineno <= line <= (d.end_lineno or 0)
+    ]
+    inner = min(
+        defs, key=lambda d: d.end_lineno - d.lineno, default=None
+    )
+    return inner.name if inner else "<module>"
+
+
 def _statement(path, line, most=10):
-    """The source of the statement that starts at `line`, with the
-    lines its brackets run on to (a call written over several)."""
+    """The source of the statement `line` is part of: the whole of a
+    simple statement written over several lines; else the lines from
+    `line` on that its brackets run on to."""
+    stmt, parsed = _enclosing(path, line), _parsed(path)
+    if stmt is not None:
+        return ast.get_source_segment(parsed[0], stmt) or ""
     text, depth = "", 0
     for n in range(line, line + most):
         more = linecache.getline(path, n)
