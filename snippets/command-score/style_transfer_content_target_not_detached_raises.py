@@ -17,7 +17,7 @@ tutorial of the time, the CNN's weights left requiring grad as a
 loaded VGG19's are; changed: ContentLoss keeps
 self.target = target, the case the post explains; VGG19 became three
 random 3x3 convolutions with ReLU, the images 3x16x16 random tensors,
-two optimizer steps.
+num_steps 2 and L-BFGS max_iter 5 (one step of five runs).
 """
 
 import torch
