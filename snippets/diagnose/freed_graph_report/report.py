@@ -276,7 +276,7 @@ def _steps_since(f):
 
 def _said(f):
     """The program's names for the verdict's text."""
-    line = _line_of(f.freed_line, f.this_line)
+    line = _line_of(f.freed_line, f.this_line, again=not f.nested)
     yours = f.freed_by.by is None
     return {
         "value": _value_name(f),
@@ -379,9 +379,13 @@ def _module(frame):
     return path.removesuffix(".py").replace(os.sep, ".")
 
 
-def _line_of(freed_line, this_line):
-    """`line N` for a call of yours; else this call's line."""
+def _line_of(freed_line, this_line, again=False):
+    """`line N` for a call of yours; else this call's line. `again`:
+    the same line as this call's, not inside it, is an earlier pass of
+    a loop."""
     line = freed_line or this_line
+    if line and again and freed_line == this_line:
+        return f"line {line} (this line, on an earlier pass)"
     return f"line {line}" if line else "the earlier call"
 
 
