@@ -1357,6 +1357,28 @@ for i in range(4):
     opt.step()
 """,
     ),
+    # A style loss through a frozen VGG backpropagated into the generator, then the GAN loss (the
+    # discriminator's optimizer is another): detaching the image for the style loss's backward
+    # would leave it nothing to train, so only one backward of the sum is offered (the guard
+    # detach-earlier-trains-nothing; the two-trainers rule asked before).
+    "style_loss_through_a_frozen_net_then_the_gan_loss": (
+        "one-backward",
+        """\
+gen = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 8), nn.Tanh())
+disc, vgg = nn.Linear(8, 1), nn.Linear(8, 8)
+vgg.requires_grad_(False)
+opt_g, opt_d = torch.optim.Adam(gen.parameters(), 1e-3), torch.optim.Adam(disc.parameters(), 1e-3)
+for step in range(2):
+    fake, real = gen(torch.randn(16, 4)), torch.randn(16, 8)
+    opt_g.zero_grad()
+    style = (vgg(fake).mean(0) - vgg(real).mean(0)).pow(2).sum()
+    style.backward()
+    adv = nn.functional.softplus(-disc(fake)).mean()
+    adv.backward()
+    opt_g.step()
+    opt_d.step()
+""",
+    ),
     "learnable_basis_in_an_lru_cache": (
         "recompute",
         """\

@@ -137,6 +137,9 @@ DECIDING = {
     "parameters its function uses (they show only when its backward "
     "runs)",
     "trains_outside": "this loss trains parameters without the value",
+    "earlier_outside": "the backward that freed it reached parameters "
+    "an optimizer trains without the value (detached for that "
+    "backward, the value leaves it those)",
     "other_model": "this loss trains another optimizer's parameters "
     "than those behind the value",
     "gan_like": "the earlier loss trained, besides the value, only "
@@ -231,6 +234,9 @@ def _read_owners(f, graph):
         _only=only,
         _trained=trained,
         _every=every,
+        earlier_outside=any(
+            i in trained and i not in old for i in f.freed_by.versions
+        ),
     )
 
 
@@ -868,8 +874,9 @@ def names_of(leaves):
             # object too (a distribution's `loc`) is the module's.
             found.setdefault(id(value), []).append((3 + hidden, var))
     unnamed = "a tensor of shape {}"
-    # A module's parameter by its path before a loop's variable.
-    rank = lambda n: ("." not in n[1], n[0], len(n[1]))  # noqa: E731
+    # A module's parameter by its path before a loop's variable; a
+    # path through a private attribute (an optimizer's `_params`) last.
+    rank = lambda n: ("._" in n[1], "." not in n[1], n[0], len(n[1]))  # noqa: E731
     return {
         i: min(found[i], key=rank)[1]
         if i in found

@@ -103,8 +103,11 @@ class Report:
             return ["nothing behind it was run by an earlier backward"]
         said = _said(f)
         out = [
-            f"not offered: {g.fix} (without {said['value']}, this loss "
-            "trains nothing)"
+            f"not offered: {g.fix} for the backward at {said['line']} "
+            f"(without {said['value']}, that loss trains nothing)"
+            if g.where == "earlier"
+            else f"not offered: {g.fix} (without {said['value']}, this "
+            "loss trains nothing)"
             for g in rule.dropped
         ]
         if isinstance(rule.fix, str):
@@ -228,7 +231,7 @@ def _reached(f):
         out.append(
             f"  and owned by no optimizer: {_shorten(f.unowned_names)}"
         )
-    held = [] if f.own_tensor else guards(f)
+    held = [] if f.own_tensor else guards(f, "offered")
     if f.outside_names and f.order == "after":
         out.append(
             f"outside it: {_shorten(f.outside_names)} (this loss "

@@ -137,9 +137,15 @@ def decide(facts):
         return None
     seen = _Reading(facts, DECIDING)
     found = next(r for r in RULES if r.holds(seen))
-    if isinstance(found.fix, str) or found.where == "earlier":
+    if isinstance(found.fix, str):
         return found
-    held = [g for g in guards(facts) if g.fix in found.families()]
+    earlier = found.where == "earlier"
+    held = [
+        g
+        for g in guards(facts)
+        if g.fix in found.families()
+        and (g.where == "earlier") == earlier
+    ]
     left = [(q, fam) for q, fam in found.fix if fam not in _fixes(held)]
     if not held or not left:
         return found
@@ -152,10 +158,13 @@ def decide(facts):
     return chosen
 
 
-def guards(facts):
-    """The guards (NEVER) that hold for these facts."""
+def guards(facts, where=None):
+    """The guards (NEVER) that hold for these facts (those for `where`
+    only, if given: "earlier", or "offered" for this loss's value)."""
     seen = _Reading(facts, DECIDING)
-    return [g for g in NEVER if g.holds(seen)]
+    return [
+        g for g in NEVER if where in (None, g.where) and g.holds(seen)
+    ]
 
 
 def _fixes(held):
@@ -181,12 +190,13 @@ class _Reading:
 NEVER = []
 
 
-def never(name, fix):
+def never(name, fix, where="offered"):
     """Add the decorated function to the guards: `fix` is not offered
-    where it holds."""
+    where it holds (`where`: "earlier" for a fix in the earlier
+    backward, else one for this loss's value)."""
 
     def add(holds):
-        NEVER.append(Rule(name, holds, fix, "offered"))
+        NEVER.append(Rule(name, holds, fix, where))
         return holds
 
     return add
@@ -218,6 +228,14 @@ def _detach_leaves_nothing(f):
     gradient (one reused value, and no leaf reached without it):
     detached, the backward would have nothing to run."""
     return f.alone
+
+
+@never("detach-earlier-trains-nothing", "detach", "earlier")
+def _detach_earlier_trains_nothing(f):
+    """The backward that freed it reached nothing an optimizer trains
+    but through the value: detached for that backward, the earlier
+    loss would train nothing."""
+    return f.optimizers and not f.earlier_outside and not f.hidden
 
 
 @rule("nested-own-output", "retain-graph", "nested-own")
