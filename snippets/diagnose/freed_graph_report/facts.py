@@ -102,11 +102,6 @@ DECIDING = {
     "of this graph is an operation of its kind made by the same lines "
     "(torch's own aside: a hook changes them), or the value is fed "
     "back (a state written at each step; a memo is made once)",
-    "counterpart": "this graph makes afresh what the value was made "
-    "from: a new node of the same kind and shape (past a batch's "
-    "first dimension) over the same tensors that need a gradient as "
-    "the value or a node below it (a target set against its fresh "
-    "self: an anchor, a centre)",
     "alone": "the value is the loss's only way to anything that needs "
     "a gradient: one reused value, and no leaf reached without it "
     "(detached, the backward has nothing to run)",
@@ -307,7 +302,6 @@ def _read_shape(f, graph):
         and order == "after"
         and (fed or graph.carried()),
         rebuilt=not mine and (fed or graph.rebuilt()),
-        counterpart=not mine and graph.counterpart(),
         alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine
@@ -520,24 +514,6 @@ class _Graph:
         made = {_made_by(n) for n in targets} - {None}
         return any(_made_by(n) in made for n in self.new[:most])
 
-    def counterpart(self, most=2000):
-        """True if this graph makes afresh what the value was made from:
-        a new node of the same kind and shape (past its first
-        dimension, a batch's) over the same tensors that need a
-        gradient as the value or a node below it (a target set against
-        its fresh self: an anchor, a centre, a teacher's old
-        outputs)."""
-        below = _below_nodes([n for _, n in self.crossings], most)
-        kinds = {}
-        for node in below:
-            kinds.setdefault(_kind(node), []).append(node)
-        leaves = _LeafSets()
-        return any(
-            leaves.of(mine) == leaves.of(old)
-            for mine in self.new[:most]
-            for old in kinds.get(_kind(mine), ())
-        )
-
     def built_after(self, by):
         """True if this graph was built after `by` began: a node made
         since takes in the reused value, or a new forward (a node made
@@ -614,51 +590,6 @@ class _Graph:
             and now <= earlier
             and not (_owners(earlier, opts) & behind)
         )
-
-
-def _below_nodes(starts, most):
-    """The nodes at and below `starts`, leaves left out, `most` at
-    most."""
-    seen, todo, found = set(starts), list(starts), []
-    while todo and len(found) < most:
-        node = todo.pop()
-        found.append(node)
-        for child in _children(node):
-            if not _is_leaf(child) and child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return found
-
-
-def _kind(node):
-    """A node's operation and the shape it makes, past the first
-    dimension (None where torch keeps no shape)."""
-    try:
-        shape = tuple(node._input_metadata[0].shape)
-    except (IndexError, RuntimeError, AttributeError):
-        return _name(node), None
-    return _name(node), len(shape), shape[1:]
-
-
-class _LeafSets:
-    """The tensors needing a gradient below a node, remembered."""
-
-    def __init__(self):
-        self.known = {}
-
-    def of(self, node):
-        if node not in self.known:
-            found, seen, todo = set(), {node}, [node]
-            while todo:
-                for child in _children(todo.pop()):
-                    if _is_leaf(child):
-                        if child.variable.requires_grad:
-                            found.add(id(child.variable))
-                    elif child not in seen:
-                        seen.add(child)
-                        todo.append(child)
-            self.known[node] = frozenset(found)
-        return self.known[node]
 
 
 def _made_by(node):

@@ -202,19 +202,7 @@ def _freed_by(f):
     elif f.recorded and f.order:
         out.append(f"order:    {_ORDER[f.order]}")
     out.append(f"since:    {_steps_since(f)}")
-    if f.recorded and f.stale and not (f.rebuilt or f.carried):
-        out.append(
-            f"made:     once, not again since; {_AFRESH[f.counterpart]}"
-        )
     return out
-
-
-_AFRESH = {
-    True: "this loss makes afresh what it was made from (as a target "
-    "is held against its fresh self)",
-    False: "nothing in this loss is made afresh from what it was made "
-    "from",
-}
 
 
 def _reached(f):

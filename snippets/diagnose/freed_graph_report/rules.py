@@ -581,20 +581,6 @@ def _stale_only_through(f):
     return f.stale and f.only
 
 
-@rule("stale-made-once", "recompute", "value")
-def _stale_made_once(f):
-    """Built after the backward, the value stale, made once (its code
-    has not run again, nor fed it back), and nothing in this graph is
-    made afresh from what it was made from: no fresh counterpart to
-    hold it against, as a target would be. A cache: make it again."""
-    return (
-        f.stale
-        and not f.rebuilt
-        and not f.carried
-        and not f.counterpart
-    )
-
-
 @rule(
     "stale-target-or-cache",
     [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
