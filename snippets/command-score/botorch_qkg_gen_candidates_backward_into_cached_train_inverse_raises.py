@@ -126,7 +126,9 @@ class SingleTaskGP(nn.Module):
         if self.prediction_strategy is None:
             self.prediction_strategy = DefaultPredictionStrategy(
                 full_mean[:num_train],
-                full_covar[:num_train, :num_train],
+                # evaluate_kernel() of the lazy train x train slice:
+                # the kernel on the train inputs alone
+                self.forward(self.train_inputs)[1],
                 self.train_targets,
                 self.noise(),
             )

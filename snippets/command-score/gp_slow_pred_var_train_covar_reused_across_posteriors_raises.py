@@ -115,7 +115,9 @@ class ExactGPModel(nn.Module):
         num_train = self.train_targets.size(-1)
         train_mean = full_mean[:num_train]
         if self.prediction_strategy is None:
-            train_train_covar = full_covar[:num_train, :num_train]
+            # evaluate_kernel() of the lazy train x train slice: the
+            # kernel on the train inputs alone
+            train_train_covar = self.forward(self.train_inputs)[1]
             self.prediction_strategy = DefaultPredictionStrategy(
                 self.train_inputs,
                 train_mean,
