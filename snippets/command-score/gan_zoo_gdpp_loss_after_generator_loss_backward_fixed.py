@@ -171,10 +171,11 @@ data = [torch.rand(6, 8) * 2 - 1 for _ in range(2)]
 for i, batch in enumerate(data):
     print(f"iter {i}: D step, then the generator's GAN loss")
     losses = model.optimizeParameters(batch)
-    print(
-        f"iter {i}: "
-        + ", ".join(f"{k} {v:.4f}" for k, v in losses.items())
-    )
+    if i == 0:  # later losses differ between CPU kernels (eigh)
+        print(
+            f"iter {i}: "
+            + ", ".join(f"{k} {v:.4f}" for k, v in losses.items())
+        )
     print(
         f"iter {i}: G's .grad = GAN part + GDPP part: {model.same}, "
         f"both parts nonzero: {bool(model.both)}"

@@ -192,8 +192,8 @@ def run_style_transfer(
                 input_img.grad, ref, rtol=1e-4, atol=1e-6
             )
             print(
-                f"run {run[0]}: Style Loss : {style_score.item():4f}"
-                f" Content Loss: {content_score.item():4f},"
+                f"run {run[0]}: Style Loss : {style_score.item():.4f}"
+                f" Content Loss: {content_score.item():.4f},"
                 f" input grad = the losses' without modules: {same}"
             )
             return style_score + content_score
