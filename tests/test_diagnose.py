@@ -1357,6 +1357,22 @@ for step in range(2):
     opt_d.step()
 """,
     ),
+    # A hand-written descent with grad(), the forward written once before the loop: the weight
+    # grad() took the gradient for changed since, so the loss is stale (recompute), not the same
+    # loss twice (grad() runs no leaf's node: its inputs' versions were not noted; a fifth
+    # review).
+    "hand_written_descent_with_the_forward_before_the_loop": (
+        "recompute",
+        """\
+w = torch.randn(5, 1, requires_grad=True)
+X, y = torch.randn(40, 5), torch.randn(40, 1)
+loss = ((X @ w - y) ** 2).mean()
+for step in range(3):
+    (gw,) = torch.autograd.grad(loss, [w])
+    with torch.no_grad():
+        w -= 0.1 * gw
+""",
+    ),
     "learnable_basis_in_an_lru_cache": (
         "recompute",
         """\

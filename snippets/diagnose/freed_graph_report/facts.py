@@ -238,7 +238,15 @@ def _read_owners(f, graph):
 def _read_changes(f, graph, outs):
     """What changed since the freeing backward, and what it wrote."""
     by = f.freed_by
-    changed = changed_since(by, f._through)
+    # An input grad() took a gradient for, not run by it, counts only
+    # where this call takes that gradient again (a descent step by
+    # hand), not where it takes another's (one call per parameter).
+    again = set(_CALLING[-1].inputs or ()) if _CALLING else set()
+    changed = [
+        t
+        for t in changed_since(by, f._through)
+        if id(t) not in by.taken_only or id(t) in again
+    ]
     replaced = _replaced(f._only)
     # Changed outside any step of the optimizer that owns it: an EMA
     # copy, a target network, a perturbation.

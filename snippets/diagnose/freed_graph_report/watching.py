@@ -180,6 +180,7 @@ class _Call:
         self.input_refs = []  # weak references to them
         self.grad_outputs = None  # copies of the call's grad_outputs
         self.versions = {}  # id(leaf): (a weakref to it, its _version)
+        self.taken_only = set()  # of those, grad()'s inputs not run
         self.values = {}  # id(leaf): sum and norm, to see .data writes
         self.seq = None  # nodes made after the call began number above
         # What a check reads: the earlier call whose graph, kept by
@@ -539,6 +540,16 @@ def _stamp(call, roots, inputs, reporter):
         _note_rerun(call, list(kept), under, roots, reporter)
     for ran in rans:
         ran.append(call)
+    # grad() hands its inputs' gradients back without running their
+    # leaves' nodes: note those leaves too (a hand-written update).
+    seen = {id(t) for t in leaves}
+    taken = [
+        n.variable
+        for n in inputs or ()
+        if hasattr(n, "variable") and id(n.variable) not in seen
+    ]
+    call.taken_only = {id(t) for t in taken}
+    leaves += taken
     for leaf, values in zip(leaves, _fingerprints(leaves)):
         call.versions[id(leaf)] = (weakref.ref(leaf), leaf._version)
         call.values[id(leaf)] = values
