@@ -866,8 +866,10 @@ def _passed_in_first(holders, crossings, held):
     takers = {j for j, _ in crossings}
 
     def named(path, called=True):
-        found = re.match(r"`?(\w*)[^`]*`?(?: in (\w+)\(\))?", path)
-        name, scope = found.group(1), found.group(2) or "<module>"
+        held, where = _place(path) or ("", "")
+        name = re.match(r"\w*", held)[0]
+        scope = re.search(r"in (\w+)\(\)", where)
+        scope = scope[1] if scope else "<module>"
         arg = rf"\b{name}\b(?!\s*(\.\s*\w+\s*)*\()"
         return bool(name) and any(
             re.search(rf"\b{name}\b" if called else arg, text)
@@ -1002,28 +1004,24 @@ def _enclosing(path, line):
     """The simple statement of `path` that `line` is part of (a call
     written over several lines included), or None."""
     parsed = _parsed(path)
-    if parsed is None:
-        return None
-    spans = [
-        s for s in parsed[1] if s.lineno <= line <= (s.end_lineno or 0)
-    ]
-    return min(
-        spans, key=lambda s: s.end_lineno - s.lineno, default=None
-    )
+    return _innermost(parsed[1] if parsed else (), line)
 
 
 def _function_at(path, line):
     """The name of the innermost function of `path` around `line`."""
     parsed = _parsed(path)
-    defs = [
-        d
-        for d in (parsed[2] if parsed else ())
-        if d.lineno <= line <= (d.end_lineno or 0)
-    ]
-    inner = min(
-        defs, key=lambda d: d.end_lineno - d.lineno, default=None
-    )
+    inner = _innermost(parsed[2] if parsed else (), line)
     return inner.name if inner else "<module>"
+
+
+def _innermost(nodes, line):
+    """The shortest ast node of `nodes` whose lines hold `line`."""
+    spans = [
+        n for n in nodes if n.lineno <= line <= (n.end_lineno or 0)
+    ]
+    return min(
+        spans, key=lambda n: n.end_lineno - n.lineno, default=None
+    )
 
 
 def _statement(path, line, most=10):
