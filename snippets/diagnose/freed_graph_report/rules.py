@@ -491,16 +491,29 @@ def _carried_made_once(f):
     return f.carried and not f.rebuilt
 
 
+@rule("carried-state", "detach", "carried")
+def _carried_state(f):
+    """The value is carried from an earlier step (the same line made it
+    and takes it in, after the backward, or your call feeds it back),
+    that code made it again since, what your variables hold now is
+    newer than it, and nothing trained is reached only through it: a
+    state. Detached once per step, it keeps every value the program
+    computes and cuts only its history (truncated backpropagation);
+    making it fresh instead would change what the forward computes."""
+    return f.carried and not f.held and not f.only
+
+
 @rule(
-    "carried-state",
+    "carried-state-or-fresh",
     [(Q_STATE, "detach"), (Q_FRESH, "recompute")],
     "carried",
 )
-def _carried_state(f):
-    """The value is carried from an earlier step (the same line made it
-    and takes it in, after the backward, or your call feeds it back):
-    the state of truncated backpropagation (detach) or an accumulator
-    that must start fresh (recompute)?"""
+def _carried_state_or_fresh(f):
+    """Carried from an earlier step, but a variable still holds the
+    value itself, handed back as it was (a cache the call passes
+    through?), or a parameter reaches the loss only through it (a
+    learned first state: detached at each step, it trains only where
+    the state starts again from it): start fresh, or carry it on?"""
     return f.carried
 
 
