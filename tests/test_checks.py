@@ -290,7 +290,23 @@ _STEP = """for step in range(2):
     loss = nn.functional.mse_loss(out, y)
     loss.backward(retain_graph=True)
 """
+_CHECKPOINTED = """from torch.utils.checkpoint import checkpoint
+block = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5), nn.Tanh())
+for step in range(2):
+    x, y = torch.randn(16, 4), torch.randn(16, 1)
+    opt.zero_grad()
+    h = checkpoint(block, x, use_reentrant=False{})
+    nn.functional.mse_loss(model(h), y).backward()
+    opt.step()
+"""
 NEAR = {
+    # A checkpointed dropout: its RNG state kept (the default), the recomputation draws the
+    # forward's mask; not kept, another mask, and the gradient of a forward that never ran.
+    "checkpoint_dropout_rng_state_kept": (_CHECKPOINTED.format(""), ""),
+    "checkpoint_dropout_rng_state_not_kept": (
+        _CHECKPOINTED.format(", preserve_rng_state=False"),
+        "checkpoint-recomputed-differs",
+    ),
     # An adversarial example from the input's .grad, the clean pass's gradients dropped.
     "fgsm_input_grad_left": (
         _STEP + "    x_adv = (x + 0.1 * x.grad.sign()).detach()\n    opt.zero_grad()\n"

@@ -23,6 +23,7 @@ from .watching import (
     _CUT_PARAMS,
     _FINDINGS,
     _LAST_STEP,
+    _RECOMPUTED_DIFFER,
     _SCALED_FOUND,
     _STALE,
     _STEPPED,
@@ -1176,6 +1177,9 @@ CHECKING = {
     "penalty_scaled": "a backward() of a loss computed from gradients "
     "that autograd.grad() took of a GradScaler's scaled output, never "
     "multiplied by the inverse of the scale",
+    "recomputed_differs": "a non-reentrant checkpoint's recomputation, "
+    "in the backward, saved tensors of the same shapes as its forward "
+    "did but with other values",
 }
 
 
@@ -1185,6 +1189,7 @@ def findings():
     froze parameters or was read stale, and one for each clip, or
     penalty, of gradients a GradScaler still scaled."""
     found = _cut_findings() + [_scaled(f) for f in _SCALED_FOUND]
+    found += _differing()
     # A call may be noted twice (a dead term, and a kept graph rerun).
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
@@ -1235,7 +1240,12 @@ def _meant(c):
 def _finding(**fields):
     """A finding: the facts CHECKING names (none holds unless given),
     and what its report prints."""
-    none = {**dict.fromkeys(CHECKING, False), "cut": None, "clip": None}
+    none = {
+        **dict.fromkeys(CHECKING, False),
+        "cut": None,
+        "clip": None,
+        "differ": None,
+    }
     return Facts(**{**none, **fields})
 
 
@@ -1262,6 +1272,21 @@ def _scaled(found):
             scale=grads.scale,
         )
     return _finding(clipped_scaled=True, clip=found, scale=found.scale)
+
+
+def _differing():
+    """A finding for each line of your code whose saved tensors a
+    checkpoint's recomputation made with other values: the frames of
+    the first, and how many."""
+    lines = {}
+    for site in _RECOMPUTED_DIFFER:
+        mine = _yours(site or [])
+        key = mine[-1] if mine else None
+        lines.setdefault(key, [site, 0])[1] += 1
+    return [
+        _finding(recomputed_differs=True, differ=site, times=n)
+        for site, n in lines.values()
+    ]
 
 
 def _rerun(call):

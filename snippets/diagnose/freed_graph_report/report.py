@@ -30,6 +30,7 @@ from .watching import (
 )
 
 SITE = "https://backward-twice.github.io/"
+_CKPT = os.path.join("utils", "checkpoint.py")
 # The report when the error comes from reading a saved tensor.
 OUTSIDE = [
     "freed_graph_report: raised outside backward() and autograd.grad()",
@@ -577,6 +578,8 @@ def _sites(finding):
         return ("cut", finding.frozen, line)
     if finding.clip:
         return ("clip", _first_yours(_frames(finding.clip.site)))
+    if finding.differ:
+        return ("differ", _first_yours(finding.differ))
     if finding.penalty_scaled:
         return ("scaled", _first_yours(finding.taken))
     if finding.dead:
@@ -610,6 +613,8 @@ def _check_text(check, f, times):
         return out + _clip_text(check, f)
     if f.penalty_scaled:
         return out + _penalty_text(check, f)
+    if f.differ:
+        return out + _differ_text(check, f)
     out += [
         f"  kept at  {_where_called(f.kept)}",
         f"  ran at   {_where_called(f.call)}",
@@ -746,6 +751,30 @@ def _penalty_text(check, f):
         f"  multiply the gradients from {line} by 1 / "
         "scaler.get_scale() before the penalty uses them",
         f"see: {SITE}scenarios/amp/#fix-gradient-penalty",
+    ]
+
+
+def _differ_text(check, f):
+    mine = _yours(f.differ)
+    # The checkpoint() call: your last line before torch's checkpoint(),
+    # the innermost one (checkpoints may nest).
+    called, yours = "library code", None
+    for frame in f.differ:
+        if not _is_library(frame[0]):
+            yours = frame
+        elif frame[0].endswith(_CKPT) and frame[2] == "checkpoint":
+            called = _line(yours) if yours else called
+    return [
+        f"  saved at {_line(mine[-1]) if mine else 'library code'}",
+        f"  checkpointed at {called}",
+        f"harm:     the backward ran the function again and it saved "
+        f"{_count(f.times, 'tensor')} with other values than the "
+        "forward: the gradient is that of a forward that never ran",
+        f"why:      {SITE}{check.see}",
+        "fix: pass it in",
+        "  pass what the function reads and your code changes after "
+        "the forward to checkpoint() as an argument",
+        f"see: {SITE}scenarios/checkpoint/#closure-rebound",
     ]
 
 

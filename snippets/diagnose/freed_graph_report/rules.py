@@ -792,6 +792,21 @@ def _stale_cut_value(f):
     return f.stale_cut
 
 
+@check(
+    "checkpoint-recomputed-differs",
+    "scenarios/checkpoint/#closure-rebound",
+)
+def _checkpoint_recomputed_differs(f):
+    """A non-reentrant checkpoint ran its function again in the
+    backward, and what it saved came out with other values than in the
+    forward (same shapes: torch checks only those): the function read
+    something that changed in between (a variable a loop rebinds, an
+    attribute written after the forward, a random operation without
+    its RNG state), and the gradient is that of a forward that never
+    ran."""
+    return f.recomputed_differs
+
+
 @check("clip-scaled-gradients", "scenarios/amp/#wrong-fix-clip-scaled")
 def _clip_scaled_gradients(f):
     """clip_grad_norm_ (or clip_grad_value_) clipped gradients a

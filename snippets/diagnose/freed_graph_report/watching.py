@@ -1808,6 +1808,7 @@ def _forget_runs():
         _FINDINGS, _STEPPED_WITH_GRAD, _UNDER_KEPT,
         _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE,
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
+        _RECOMPUTED_DIFFER,
     ):  # fmt: skip
         kept.clear()
 
@@ -1833,9 +1834,17 @@ def _watch_scaling(stack):
 
 
 def _watch_checkpoints(stack):
-    """Count the reentrant checkpoint forwards running, until `stack`
-    closes."""
+    """Count the reentrant checkpoint forwards running, and fingerprint
+    what the non-reentrant ones save, until `stack` closes."""
+    from torch.utils import checkpoint
     from torch.utils.checkpoint import CheckpointFunction
+
+    checks = checkpoint._allowed_determinism_checks_to_fns
+    mode = checkpoint._DEFAULT_DETERMINISM_MODE
+    if mode in checks:
+        real = checks[mode]
+        checks[mode] = _fingerprinting(real)
+        stack.callback(checks.__setitem__, mode, real)
 
     real = CheckpointFunction.__dict__["forward"]
 
@@ -1849,6 +1858,46 @@ def _watch_checkpoints(stack):
 
     CheckpointFunction.forward = staticmethod(forward)
     stack.callback(setattr, CheckpointFunction, "forward", real)
+
+
+# --- checkpoints: a recomputation that differs (checks of a run) ------
+
+_RECOMPUTED_DIFFER = deque(maxlen=64)  # (site of the forward's op)
+
+
+class _Saved(dict):
+    """What a non-reentrant checkpoint notes of a tensor it saves:
+    torch's own metadata (shape, dtype, device), compared as torch
+    compares it, and, during the first optimizer steps, the values'
+    sum and norm and where the forward saved it: a recomputation that
+    saves other values is noted, not raised."""
+
+    values = site = None
+
+    def __ne__(self, other):
+        differs = dict.__ne__(self, other)
+        mine, theirs = self.values, getattr(other, "values", None)
+        if not differs and mine is not None and theirs is not None:
+            with contextlib.suppress(Exception):
+                if not torch.allclose(mine, theirs, rtol=1e-4):
+                    _RECOMPUTED_DIFFER.append(self.site)
+        return differs
+
+
+def _fingerprinting(real):
+    def metadata(x):
+        saved = _Saved(real(x))
+        if _CUTTING[0] and (x.is_floating_point() or x.is_complex()):
+            with contextlib.suppress(Exception):
+                values = x.detach().double()
+                saved.values = torch.stack(
+                    [values.sum(), values.abs().sum(), values.norm()]
+                )
+                saved.site = _stack_here(1)
+        return saved
+
+    metadata.__wrapped__ = real
+    return metadata
 
 
 def _pausing(real):
