@@ -1204,25 +1204,10 @@ for step in range(3):
 def test_programs_near_the_rules_get_the_right_fix_among_two(name, tmp_path):
     fixes, stdout = near_the_rules(name, NEIGHBOURS[name], tmp_path)
     two = r"(detach or recompute|recompute or detach) \(the facts do not decide\)"
-    if name in STATES_DETACHED:
-        assert fixes and fixes[-1] == "detach", stdout
-    else:
-        assert fixes and re.fullmatch(two, fixes[-1]), stdout
+    assert fixes and re.fullmatch(two, fixes[-1]), stdout
     if name in STATE_NAMED:
-        asked = re.search(r"^  detach:? .*?`(.+?)`", stdout, re.M)
+        asked = re.search(r"^  detach: .*?`(.+?)`", stdout, re.M)
         assert asked and asked[1] == STATE_NAMED[name], stdout
-
-
-# States carried from step to step, made again at each, that nothing trained reaches only through:
-# detach alone (the carried-state rule). The others still ask: a state handed on after the step
-# (`h` holds the reused value itself, as a cache handed back would), one whose first value a
-# layer made that only it reaches (a learned first state), a centre (not carried).
-STATES_DETACHED = {
-    "gru_call_over_three_lines",
-    "gru_state_carried_across_chunks",
-    "stateful_gru_whose_output_the_caller_calls_h",
-    "tbptt_logging_hook_on_the_first_chunk",
-}
 
 
 # What the detach question must name: the state a recurrent program feeds back (the holder the

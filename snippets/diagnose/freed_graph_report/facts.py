@@ -90,9 +90,6 @@ DECIDING = {
     "the tensor that earlier backward went through, not only newer "
     "ones built on it: read again as it was (a memo, a cache), unless "
     "the value is fed back",
-    "held": "a variable of yours holds the reused value itself, fed "
-    "back or not (a value handed back unchanged through the call that "
-    "reads it: a cache, or a state not yet written)",
     "carried": "the lines that made the value also made the node "
     "that takes it in now, or the value is fed back: one call of "
     "yours made it (in any branch) and takes it in, the line taking it "
@@ -179,7 +176,6 @@ def read(roots, site, outs=None, failed=False):
         holders=[],
         holder_named=False,
         unchanged=False,
-        held=False,
     )
     if facts.recorded:
         _read_owners(facts, graph)
@@ -307,7 +303,6 @@ def _read_shape(f, graph):
         # Your line that takes the value in names the first holder.
         holder_named=named,
         unchanged=unchanged and not fed,
-        held=unchanged,
         order=order,
         # A state fed back from an earlier iteration: the graph that
         # takes it in was built after the backward that freed it (a

@@ -48,19 +48,8 @@ _UNREGISTERED = (
 )
 _BECAUSE = {
     "carried-made-once": [_MADE_ONCE + " (a memo, not a state)"],
-    "carried-state": [
-        "made again: the code that made it ran again since, from the "
-        "value it left (a state)"
-    ],
     "unregistered-unowned": [_UNREGISTERED],
     "unregistered-left-alone": [_UNREGISTERED],
-}
-
-# The one case a rule's fix is wrong for that its facts cannot tell
-# apart, named under the fix.
-_UNLESS = {
-    "carried-state": "unless {value} should start fresh in each step "
-    "(a sum of one call's parts): then make it fresh there (recompute)",
 }
 
 # How the graph being backpropagated relates to the freeing backward.
@@ -126,11 +115,9 @@ class Report:
             apply = APPLY[f"{rule.fix} {rule.where}"].format(**said)
             if said["inner"] == CHECKPOINT and rule.where == "nested":
                 apply += "; or use_reentrant=False in its checkpoint()"
-            unless = _UNLESS.get(rule.name)
             return out + [
                 f"fix: {rule.fix}",
                 f"  {apply}",
-                *([f"  {unless.format(**said)}"] if unless else ()),
                 f"see: {SITE}fix/#{rule.fix}",
             ]
         names = " or ".join(rule.families())
@@ -169,8 +156,6 @@ def _reused(f):
     )
     if f.unchanged:
         held += " (that value itself, unchanged)"
-    elif f.held:
-        held += " (that value itself, handed back)"
     out.append(f"  held in  {held}")
     more = {_chain(n) for _, n in f.crossings} - {_chain(node)}
     if more:

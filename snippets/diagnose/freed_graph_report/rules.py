@@ -30,8 +30,14 @@ Q_TARGET = (
 Q_CACHE = "or should this loss train through {value} (a cached value)?"
 Q_CACHE_NOW = "should this loss train what made {value}, as it is now?"
 Q_TARGET_OR = "or should {value} stay as made (a target, a peer's)?"
-Q_STATE = "should each step start from {value} as the last one left it?"
-Q_FRESH = "or should {value} start fresh in each step?"
+Q_STATE = (
+    "should each step start from {value} as the last one left it "
+    "(the next chunk of one sequence, a running average)?"
+)
+Q_FRESH = (
+    "or should {value} start fresh in each step (each batch unrelated "
+    "to the last, a sum meant for one call)?"
+)
 Q_HISTORY = (
     "should this backward reach back through every earlier step?"
 )
@@ -54,8 +60,9 @@ Q_KEEP_INNER = (
 # What each verdict asks you to do, by family and where it applies.
 APPLY = {
     "detach value": "detach {value} where it is made or kept",
-    "detach carried": "detach {value} once per step, before it is "
-    "written: an earlier step made it",
+    "detach carried": "detach {value} once per training step, where "
+    "the step first reads it (not at each write inside the step): an "
+    "earlier step made it",
     "detach earlier": "detach {value} for the backward at {line}: that "
     "one should not train what made it",
     "recompute value": "make {value} again, from the current "
@@ -491,29 +498,16 @@ def _carried_made_once(f):
     return f.carried and not f.rebuilt
 
 
-@rule("carried-state", "detach", "carried")
-def _carried_state(f):
-    """The value is carried from an earlier step (the same line made it
-    and takes it in, after the backward, or your call feeds it back),
-    that code made it again since, what your variables hold now is
-    newer than it, and nothing trained is reached only through it: a
-    state. Detached once per step, it keeps every value the program
-    computes and cuts only its history (truncated backpropagation);
-    making it fresh instead would change what the forward computes."""
-    return f.carried and not f.held and not f.only
-
-
 @rule(
-    "carried-state-or-fresh",
+    "carried-state",
     [(Q_STATE, "detach"), (Q_FRESH, "recompute")],
     "carried",
 )
-def _carried_state_or_fresh(f):
-    """Carried from an earlier step, but a variable still holds the
-    value itself, handed back as it was (a cache the call passes
-    through?), or a parameter reaches the loss only through it (a
-    learned first state: detached at each step, it trains only where
-    the state starts again from it): start fresh, or carry it on?"""
+def _carried_state(f):
+    """The value is carried from an earlier step (the same line made it
+    and takes it in, after the backward, or your call feeds it back):
+    the state of truncated backpropagation (detach) or an accumulator
+    that must start fresh (recompute)?"""
     return f.carried
 
 
