@@ -103,14 +103,18 @@ class Report:
         if rule is None:
             return ["nothing behind it was run by an earlier backward"]
         said = _said(f)
-        out = [
-            f"not offered: {g.fix} for the backward at {said['line']} "
-            f"(without {said['value']}, that loss trains nothing)"
-            if g.where == "earlier"
-            else f"not offered: {g.fix} (without {said['value']}, this "
-            "loss trains nothing)"
-            for g in rule.dropped
-        ]
+        # Two guards may drop the same fix: one line says so.
+        out = list(
+            dict.fromkeys(
+                f"not offered: {g.fix} for the backward at "
+                f"{said['line']} (without {said['value']}, that loss "
+                "trains nothing)"
+                if g.where == "earlier"
+                else f"not offered: {g.fix} (without {said['value']}, "
+                "this loss trains nothing)"
+                for g in rule.dropped
+            )
+        )
         if isinstance(rule.fix, str):
             apply = APPLY[f"{rule.fix} {rule.where}"].format(**said)
             if said["inner"] == CHECKPOINT and rule.where == "nested":
