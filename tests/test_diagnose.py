@@ -1045,6 +1045,20 @@ for i in range(6):
     loss.backward()
     opt.step()
 """,
+    # An LSTM's (h, c): the question named `hidden[0]` alone before, and detaching it alone
+    # leaves the error (a review).
+    "lstm_state_tuple_carried_across_chunks": """\
+lstm, head = nn.LSTM(4, 8, batch_first=True), nn.Linear(8, 1)
+opt = torch.optim.SGD([*lstm.parameters(), *head.parameters()], lr=0.1)
+xs, ys = torch.randn(4, 2, 5, 4), torch.randn(4, 2, 5, 1)
+hidden = (torch.zeros(1, 2, 8), torch.zeros(1, 2, 8))
+for i in range(4):
+    out, hidden = lstm(xs[i], hidden)
+    loss = ((head(out) - ys[i]) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
     # A GRU's state: the report named `out` (the output, not what is fed back) before.
     "gru_state_carried_across_chunks": """\
 gru, head = nn.GRU(4, 8, batch_first=True), nn.Linear(8, 1)
@@ -1221,6 +1235,7 @@ STATE_NAMED = {
     "tbptt_loop_inside_a_function": "h",
     "gru_state_carried_across_chunks": "h",
     "gru_call_over_three_lines": "h",
+    "lstm_state_tuple_carried_across_chunks": "hidden",
 }
 
 # Programs a loose "fed back" fact (any line of the same call making an operation of the value's

@@ -4,6 +4,7 @@ verdict (the fix, where to apply it, and the page that explains it)."""
 import linecache
 import math
 import os
+import re
 
 import torch
 
@@ -297,7 +298,7 @@ def _value_name(f):
     loss built on it kept in a variable), the line that made it."""
     if not f.holders:
         return "the value"
-    held = f.holders[0].split(" in ")[0]
+    held = _container(f.holders) or f.holders[0].split(" in ")[0]
     if f.unchanged or f.carried or f.holder_named or not f.crossings:
         return held
     made, via = _where(_made(f.crossings[0][1]), f.site)
@@ -306,6 +307,21 @@ def _value_name(f):
         return held
     code = linecache.getline(frame[0], frame[1]).split("  #")[0]
     return f"the value of line {frame[1]} (`{code.strip()}`)"
+
+
+def _container(holders):
+    """`hidden` (each tensor in it), where the first holder is an entry
+    of a tuple, list or dict (`hidden[0]`) and another holder is an
+    entry of the same one (`hidden[1]`): an LSTM's (h, c) are carried
+    together, and detaching one leaves the error."""
+    paths = [h.split(" in ")[0] for h in holders]
+    first = re.fullmatch(r"`(.+)\[[^\]]+\]`", paths[0])
+    if first is None:
+        return None
+    inside = f"`{first[1]}["
+    if any(p.startswith(inside) for p in paths[1:]):
+        return f"`{first[1]}` (each tensor in it)"
+    return None
 
 
 def _which(f):
