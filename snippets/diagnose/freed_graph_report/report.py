@@ -778,7 +778,9 @@ def _differ_text(check, f):
         f"why:      {SITE}{check.see}",
         "fix: pass it in",
         "  pass what the function reads and your code changes after "
-        "the forward to checkpoint() as an argument",
+        "the forward to checkpoint() as an argument; keep "
+        "preserve_rng_state=True (the default) where it draws random "
+        "numbers",
         f"see: {SITE}scenarios/checkpoint/#closure-rebound",
     ]
 

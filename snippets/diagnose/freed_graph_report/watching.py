@@ -1872,11 +1872,13 @@ class _Saved(dict):
     sum and norm and where the forward saved it: a recomputation that
     saves other values is noted, not raised."""
 
-    values = site = None
+    values = site = held = None
 
     def __ne__(self, other):
         differs = dict.__ne__(self, other)
         mine, theirs = self.values, getattr(other, "values", None)
+        if self.held is not None and self.held() is not None:
+            mine = None
         if not differs and mine is not None and theirs is not None:
             with contextlib.suppress(Exception):
                 if not torch.allclose(mine, theirs, rtol=1e-4):
@@ -1887,6 +1889,17 @@ class _Saved(dict):
 def _fingerprinting(real):
     def metadata(x):
         saved = _Saved(real(x))
+        # A tensor with no graph that the forward saves as it is and
+        # something outside the function still holds, a buffer, may be
+        # written in place on purpose, no version moved (BatchNorm's
+        # running statistics, which train mode saves and does not read):
+        # not compared; what the function computed from it is. One it
+        # made itself (a dropout mask) is gone by then. (The
+        # recomputation's tensors are all detached: only the forward's
+        # are told apart.)
+        forward = sys._getframe(1).f_code.co_name == "pack_hook"
+        if forward and x.is_leaf and not x.requires_grad:
+            saved.held = weakref.ref(x)
         if _CUTTING[0] and (x.is_floating_point() or x.is_complex()):
             with contextlib.suppress(Exception):
                 values = x.detach().double()
