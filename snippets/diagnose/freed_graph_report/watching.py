@@ -1869,8 +1869,8 @@ class _Saved(dict):
     """What a non-reentrant checkpoint notes of a tensor it saves:
     torch's own metadata (shape, dtype, device), compared as torch
     compares it, and, during the first optimizer steps, the values'
-    sum and norm and where the forward saved it: a recomputation that
-    saves other values is noted, not raised."""
+    sum, sum of magnitudes and norm, and where the forward saved it: a
+    recomputation that saves other values is noted, not raised."""
 
     values = site = held = None
 
@@ -1910,10 +1910,9 @@ def _fingerprinting(real):
                 saved.values = torch.stack(
                     [values.sum(), values.abs().sum(), values.norm()]
                 )
-                saved.site = _stack_here(1)
+                saved.site = _stack_here(1) if forward else None
         return saved
 
-    metadata.__wrapped__ = real
     return metadata
 
 
