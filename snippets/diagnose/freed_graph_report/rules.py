@@ -63,6 +63,10 @@ APPLY = {
     "detach carried": "detach {value} once per training step, where "
     "the step first reads it (not at each write inside the step): an "
     "earlier step made it",
+    "detach total": "backpropagate each step's own loss, and keep the "
+    "running total as a number (.item()) or detached; a total meant "
+    "for one optimizer step (gradient accumulation) starts again at 0 "
+    "after that step",
     "detach earlier": "detach {value} for the backward at {line}: that "
     "one should not train what made it",
     "recompute value": "make {value} again, from the current "
@@ -368,11 +372,12 @@ def _grad_for_parameters(f):
     return not f.own_tensor and f.grad_without_graph
 
 
-@rule("carried-total", "detach", "carried")
+@rule("carried-total", "detach", "total")
 def _carried_total(f):
     """An earlier step's loss feeds this one, carried by the same line
     (a running total), and nothing trained is reached only through
-    it: detach it once per step."""
+    it: each step backpropagates its own loss, and the total, kept
+    detached, starts again where one optimizer step's sum ends."""
     return f.loss and f.carried and not f.own_tensor and not f.only
 
 
