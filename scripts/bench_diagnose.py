@@ -19,6 +19,7 @@ from pathlib import Path
 import sitekit
 import torch
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 # The command as a reader downloads it: the one file assembled from its parts.
@@ -61,6 +62,24 @@ def transformer():
     return model, torch.randn(16, 32, 128), torch.randint(0, 10, (16,))
 
 
+def checkpointed_transformer():
+    """The same Transformer, each layer under a non-reentrant checkpoint: during the first
+    steps the checks take the sum, sum of magnitudes and norm of every tensor it saves."""
+    model, x, y = transformer()
+
+    class Checkpointed(nn.Module):
+        def __init__(self, layers):
+            super().__init__()
+            self.layers = layers
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = checkpoint(layer, x, use_reentrant=False)
+            return x
+
+    return nn.Sequential(Checkpointed(model[0].layers), *model[1:]), x, y
+
+
 def mlp():
     """A 3-layer MLP on 64 features, batch 32: tiny ops, the worst case for per-node costs."""
     model = nn.Sequential(
@@ -69,7 +88,12 @@ def mlp():
     return model, torch.randn(32, 64), torch.randint(0, 10, (32,))
 
 
-MODELS = {"convnet": convnet, "transformer": transformer, "mlp": mlp}
+MODELS = {
+    "convnet": convnet,
+    "transformer": transformer,
+    "transformer, checkpointed": checkpointed_transformer,
+    "mlp": mlp,
+}
 # A loop that keeps its graph at every step, as the error message suggests: the checks then also
 # watch your code's .grad reads until the step.
 RETAINING = {"mlp, retain_graph=True": "mlp"}
@@ -174,7 +198,8 @@ def main():
         "| torch | model | records lines with | plain, per step | watched, per step | ratio |\n"
         "|---|---|---|---|---|---|\n" + table + "\n\n"
         "The models: a small residual CNN on 32x32 images (batch 16), a 2-layer Transformer "
-        "encoder (d=128, 32 tokens, batch 16), and a 3-layer MLP on 64 features (batch 32), "
+        "encoder (d=128, 32 tokens, batch 16), the same encoder with each layer under "
+        "`checkpoint(..., use_reentrant=False)`, and a 3-layer MLP on 64 features (batch 32), "
         "whose tiny operations make the per-node cost show most. `mlp, retain_graph=True` is the "
         "MLP with `backward(retain_graph=True)` at every step: after such a backward the checks "
         "also watch your code's `.grad` reads, until the next backward or step.\n\n"
