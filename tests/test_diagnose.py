@@ -468,6 +468,20 @@ def test_command_runs_an_unchanged_script(tmp_path):
     assert watched.stderr == plain.stderr
 
 
+def test_anomaly_mode_warnings_stay_out_of_the_report():
+    """Before torch 2.14 the command turns anomaly mode on to record lines: its warning for a node
+    that a backward with create_graph=True made shows the command's frames (batch 24's helper met
+    two), not anything of the reader's. The error and the verdict still end the output."""
+    script = "pde_residual_derivatives_reused_after_backward_raises.py"
+    run = subprocess.run(
+        [sys.executable, str(COMMAND), str(ROOT / "snippets" / "command-score" / script)],
+        capture_output=True,
+        text=True,
+    )
+    assert "Previous calculation was induced by" not in run.stderr, run.stderr
+    assert f"RuntimeError: {MESSAGE}" in run.stderr, run.stderr
+
+
 # Programs that run fine and must run the same under the command: each broke a version of it.
 RUNS_FINE = {
     "sparse_leaf": "w = torch.ones(2, 2).to_sparse().requires_grad_()\n"

@@ -1948,6 +1948,11 @@ def _record_creation(stack):
     fx_traceback.format_stack = _quick_stack(real_stack)
     stack.callback(setattr, fx_traceback, "format_stack", real_stack)
     stack.callback(setattr, torch, "set_anomaly_enabled", real_set)
-    # Its warning shows one node's stack; the report, more.
+    # Its warning shows one node's stack; the report, more. A node made
+    # by a backward with create_graph=True warns with the stack of the
+    # one that made it: the command's frames, not your error.
     stack.enter_context(warnings.catch_warnings())
     warnings.filterwarnings("ignore", "Error detected in ")
+    warnings.filterwarnings(
+        "ignore", r"\s*Previous calculation was induced by "
+    )
