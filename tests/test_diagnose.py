@@ -1258,6 +1258,37 @@ STATE_NAMED = {
 # (recompute); a third review: a positional encoding cached on the module, the model's output
 # kept in a variable, which a Linear made as the cache was (recompute).
 DECIDED = {
+    # Batch 23's SPD program, looked at: a grad() whose gradient nothing read (thrown away) freed
+    # the graph this loss is built on. create_graph=True there changes nothing; the penalty next
+    # to it, which reads its gradient, still gets it.
+    "input_gradient_thrown_away_before_the_loss": (
+        "one-backward",
+        """\
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), 0.1)
+for step in range(2):
+    x = torch.randn(8, 3, requires_grad=True)
+    fit = model(x).pow(2).mean()
+    _ = torch.autograd.grad(fit, x)
+    opt.zero_grad()
+    (fit + 0.1 * model.weight.pow(2).sum()).backward()
+    opt.step()
+""",
+    ),
+    "input_gradient_penalty_read_before_the_loss": (
+        "create-graph",
+        """\
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), 0.1)
+for step in range(2):
+    x = torch.randn(8, 3, requires_grad=True)
+    fit = model(x).pow(2).mean()
+    (g,) = torch.autograd.grad(fit, x)
+    opt.zero_grad()
+    (fit + g.pow(2).sum(1).mean()).backward()
+    opt.step()
+""",
+    ),
     "positional_encoding_cached_on_the_module": (
         "recompute",
         """\

@@ -69,6 +69,8 @@ DECIDING = {
     "and the other an installed package's",
     "grad_without_graph": "autograd.grad() without create_graph=True "
     "freed it",
+    "grad_unread": "no operation read the gradient that call returned "
+    "before this one began: no term of this loss is made from it",
     "timed": "that call ran in a statement timeit (or "
     "torch.utils.benchmark) runs again: the same backward, repeated "
     "on purpose",
@@ -335,6 +337,7 @@ def _read_freeing_call(f, by):
         library_and_yours=(by.by is None) != (f.caller is None),
         grad_without_graph=by.kind == "autograd.grad()"
         and not by.create_graph,
+        grad_unread=bool(_CALLING) and id(by) in _CALLING[-1].unread,
         timed=any(path == _TIMED for path, _, _ in by.site),
         first_order=by.kind == "autograd.grad()"
         and not by.create_graph

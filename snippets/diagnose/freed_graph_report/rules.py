@@ -99,6 +99,10 @@ APPLY = {
     "retain-graph timed": "retain_graph=True in the statement the "
     "timer repeats (each run adds the same gradient to .grad; zero it "
     "in the statement if a run must see only its own)",
+    "one-backward unread": "take out the autograd.grad() at {line} if "
+    "nothing needs its gradient (nothing read it before this "
+    "backward); if something reads it later, keep the graph there "
+    "(retain_graph=True), or read .grad after this backward",
     "create-graph earlier": "create_graph=True in the call at {line}",
     "retain-graph earlier": "retain_graph=True in the call at {line}",
 }
@@ -301,6 +305,16 @@ def _library_and_yours(f):
     optimization, accelerate's `backward`) already backpropagates it;
     remove your call."""
     return f.loss and f.library_and_yours and not f.stale
+
+
+@rule("grad-unread", "one-backward", "unread")
+def _grad_unread(f):
+    """An autograd.grad() call without create_graph freed it, and no
+    operation read the gradient it returned before this backward began:
+    no term of this loss is made from it, so create_graph would change
+    nothing. The two calls run one graph: one of them is one too many
+    (a gradient nothing needs), or the other reads it after this one."""
+    return not f.own_tensor and f.grad_without_graph and f.grad_unread
 
 
 @rule(

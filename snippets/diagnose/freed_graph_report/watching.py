@@ -194,6 +194,10 @@ class _Call:
         self.root_nrs = []  # the output of its root node each tensor is
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
+        # A grad() call with no graph: whether an operation read what
+        # it returned. Any call: the ids of such calls none was read of
+        # when it began (no term of its loss comes from them).
+        self.read, self.unread = False, set()
         self.stale, self.double = [], None
         self.term = False  # that earlier loss is a term of this one
         # The site of the backward running when this one began: a
@@ -249,6 +253,8 @@ _STEPPED_WITH_GRAD = deque(maxlen=512)
 # Both by id, with a weakref to tell a reused id: a tensor's == is
 # elementwise, so it cannot be a dictionary key.
 _MARKED, _DEAD = {}, {}
+# The gradients grad() returned with no graph, while marked: the call.
+_UNREAD = {}
 _SUMS = {
     "add", "sub", "__add__", "__radd__", "__sub__", "__rsub__",
     "add_", "sub_", "__iadd__", "__isub__", "stack",
@@ -935,7 +941,7 @@ def _wrap(real, kind, reporter):
         try:
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
-                _MARKING.start(_as_list(result), site)
+                _MARKING.start(_as_list(result), site, ran)
             elif kind == "autograd.grad()":
                 _scaled_grads(tensors, _as_list(result), site)
             elif keep and not create:
@@ -974,6 +980,7 @@ def _about_to_run(kind, site, given, reporter):
     watched = _UNDER_KEPT and kind == "backward()"
     ran.grads_before = _grads_now() if watched else None
     ran.double, ran.term = _again(roots, nrs, kind, outs, inputs)
+    ran.unread = {id(c) for _, c in _UNREAD.values() if not c.read}
     scaled = [_get(_SCALED, t) for t in tensors if _get(_SCALED, t)]
     if scaled and kind == "backward()":
         _SCALED_FOUND.append((scaled[0], site))
@@ -1095,15 +1102,17 @@ class _Marking(torch.overrides.TorchFunctionMode):
         _put(_MARKED, grad, _ReadGrad(self.backward, _stack_here(2)))
         self._enter()
 
-    def start(self, grads, site):
+    def start(self, grads, site, call=None):
         """Mark these gradients, made with no graph by a call at
-        `site`, and what is computed from them until the next
-        backward."""
+        `site` (record `call`: grad()), and what is computed from them
+        until the next backward."""
         grads = [g for g in grads or () if g is not None]
         if not grads or _compiled():
             return  # torch.compile traces a mode as its own: keep out
         for g in grads:
             _put(_MARKED, g, site)
+            if call is not None:
+                _put(_UNREAD, g, call)
         self._enter()
 
     def stop(self, tensors, leave=True):
@@ -1119,6 +1128,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
             self.unwatch_reads()
             _MARKED.clear()
             _DEAD.clear()
+            _UNREAD.clear()
             _SCALED.clear()
         return dead[0] if dead else None
 
@@ -1205,6 +1215,9 @@ def _mark(func, args, kwargs, out):
         if isinstance(t, torch.Tensor)
     ]
     marked = [t for t in flat if _get(_MARKED, t)]
+    for t in marked:
+        if call := _get(_UNREAD, t):
+            call.read = True
     dead = [_get(_DEAD, t) for t in flat if _get(_DEAD, t)]
     if not (marked or dead):
         return
