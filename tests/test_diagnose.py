@@ -1275,6 +1275,42 @@ for step in range(2):
     opt.step()
 """,
     ),
+    # Review 12 (17 programs written to break grad-unread): a gradient of another value than the
+    # loss, kept unread for later, needs the graph kept (one pass cannot give both); a penalty
+    # read in a pool's thread is not seen by this thread's marks, so with threads running
+    # nothing counts as unread.
+    "saliency_kept_unread_for_after_the_loss": (
+        "retain-graph",
+        """\
+model = nn.Linear(3, 2)
+opt = torch.optim.SGD(model.parameters(), 0.1)
+maps = {}
+for step in range(2):
+    x = torch.randn(8, 3, requires_grad=True)
+    logits = model(x)
+    (maps[step],) = torch.autograd.grad(logits[:, 0].sum(), x)
+    opt.zero_grad()
+    nn.functional.cross_entropy(logits, torch.zeros(8, dtype=torch.long)).backward()
+    opt.step()
+""",
+    ),
+    "input_gradient_penalty_read_in_a_thread": (
+        "create-graph",
+        """\
+from concurrent.futures import ThreadPoolExecutor
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), 0.1)
+for step in range(2):
+    x = torch.randn(8, 3, requires_grad=True)
+    fit = model(x).pow(2).mean()
+    (g,) = torch.autograd.grad(fit, x)
+    with ThreadPoolExecutor(1) as pool:  # its thread ends before the backward
+        penalty = pool.submit(lambda: g.pow(2).sum(1).mean()).result()
+    opt.zero_grad()
+    (fit + penalty).backward()
+    opt.step()
+""",
+    ),
     "input_gradient_penalty_read_before_the_loss": (
         "create-graph",
         """\

@@ -71,6 +71,8 @@ DECIDING = {
     "freed it",
     "grad_unread": "no operation read the gradient that call returned "
     "before this one began: no term of this loss is made from it",
+    "grad_kept": "that gradient, unread, was still held when this call "
+    "began (kept for a later read), not thrown away",
     "timed": "that call ran in a statement timeit (or "
     "torch.utils.benchmark) runs again: the same backward, repeated "
     "on purpose",
@@ -338,6 +340,8 @@ def _read_freeing_call(f, by):
         grad_without_graph=by.kind == "autograd.grad()"
         and not by.create_graph,
         grad_unread=bool(_CALLING) and id(by) in _CALLING[-1].unread,
+        grad_kept=bool(_CALLING)
+        and _CALLING[-1].unread.get(id(by), False),
         timed=any(path == _TIMED for path, _, _ in by.site),
         first_order=by.kind == "autograd.grad()"
         and not by.create_graph

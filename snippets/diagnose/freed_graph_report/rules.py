@@ -312,9 +312,30 @@ def _grad_unread(f):
     """An autograd.grad() call without create_graph freed it, and no
     operation read the gradient it returned before this backward began:
     no term of this loss is made from it, so create_graph would change
-    nothing. The two calls run one graph: one of them is one too many
-    (a gradient nothing needs), or the other reads it after this one."""
-    return not f.own_tensor and f.grad_without_graph and f.grad_unread
+    nothing. It took the gradient of this loss's own term, or threw it
+    away; one model's parameters: one of the two passes is one too
+    many."""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and f.grad_unread
+        and not f.other_model
+        and (f.loss or not f.grad_kept)
+    )
+
+
+@rule("grad-kept-unread", "retain-graph", "earlier")
+def _grad_kept_unread(f):
+    """The same, but the gradient, of another value than this loss,
+    is kept unread for later (a saliency map, one task's gradients set
+    beside another's): one pass cannot give both, so that call keeps
+    its graph for this one."""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and f.grad_kept
+        and not f.other_model
+    )
 
 
 @rule(

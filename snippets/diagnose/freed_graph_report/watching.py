@@ -16,6 +16,7 @@ import os
 import re
 import sys
 import sysconfig
+import threading
 import warnings
 import weakref
 from collections import deque
@@ -195,9 +196,10 @@ class _Call:
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
         # A grad() call with no graph: whether an operation read what
-        # it returned. Any call: the ids of such calls none was read of
-        # when it began (no term of its loss comes from them).
-        self.read, self.unread = False, set()
+        # it returned. Any call: such calls none was read of when it
+        # began (no term of its loss comes from them), by id: whether a
+        # gradient of theirs was still held (for a later read).
+        self.read, self.unread, self.threads = False, {}, None
         self.stale, self.double = [], None
         self.term = False  # that earlier loss is a term of this one
         # The site of the backward running when this one began: a
@@ -255,6 +257,8 @@ _STEPPED_WITH_GRAD = deque(maxlen=512)
 _MARKED, _DEAD = {}, {}
 # The gradients grad() returned with no graph, while marked: the call.
 _UNREAD = {}
+_THREADS = [0]  # threads started while watching
+_OTHERS = set()  # threads alive before it began: not the program's
 _SUMS = {
     "add", "sub", "__add__", "__radd__", "__sub__", "__rsub__",
     "add_", "sub_", "__iadd__", "__isub__", "stack",
@@ -980,7 +984,14 @@ def _about_to_run(kind, site, given, reporter):
     watched = _UNDER_KEPT and kind == "backward()"
     ran.grads_before = _grads_now() if watched else None
     ran.double, ran.term = _again(roots, nrs, kind, outs, inputs)
-    ran.unread = {id(c) for _, c in _UNREAD.values() if not c.read}
+    # Marks are this thread's: a gradient read in another thread (a
+    # pool's worker) goes unseen, so none is unread where another
+    # thread runs, or one started since the gradient was made.
+    alone = all(t in _OTHERS for t in threading.enumerate())
+    for ref, c in _UNREAD.values():
+        if alone and not c.read and c.threads == _THREADS[0]:
+            held = ran.unread.get(id(c), False) or ref() is not None
+            ran.unread[id(c)] = held
     scaled = [_get(_SCALED, t) for t in tensors if _get(_SCALED, t)]
     if scaled and kind == "backward()":
         _SCALED_FOUND.append((scaled[0], site))
@@ -1109,6 +1120,8 @@ class _Marking(torch.overrides.TorchFunctionMode):
         grads = [g for g in grads or () if g is not None]
         if not grads or _compiled():
             return  # torch.compile traces a mode as its own: keep out
+        if call is not None:
+            call.threads = _THREADS[0]
         for g in grads:
             _put(_MARKED, g, site)
             if call is not None:
@@ -1804,6 +1817,7 @@ def recording(reporter):
             _record_creation(stack)
             _watch_scaling(stack)
             _watch_checkpoints(stack)
+            _count_threads(stack)
             _MARKING.resume()
             yield
     finally:
@@ -1844,6 +1858,21 @@ def _watch_scaling(stack):
         for module in (clip_grad, torch.nn.utils):
             setattr(module, name, _clipping(real, how))
             stack.callback(setattr, module, name, real)
+
+
+def _count_threads(stack):
+    """Count the threads started until `stack` closes; note those
+    alive before (a notebook's, an earlier program's in one process)."""
+    _OTHERS.clear()
+    _OTHERS.update(threading.enumerate())
+    real = threading.Thread.start
+
+    def start(self):
+        _THREADS[0] += 1
+        return real(self)
+
+    threading.Thread.start = start
+    stack.callback(setattr, threading.Thread, "start", real)
 
 
 def _watch_checkpoints(stack):
