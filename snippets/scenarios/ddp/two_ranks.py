@@ -3,8 +3,9 @@ processes joined in one gloo process group on the loopback interface,
 then prints what they printed, rank 0 first.
 
 Save it next to a script that ends with run_on_two_ranks(train). On
-Linux the ranks are forks of the script's process, so they start
-without importing torch again; elsewhere (macOS, Windows) the script
+Linux, from a process with one thread, the ranks are forks of the
+script's process, so they start without importing torch again;
+elsewhere (macOS, Windows), or with other threads running, the script
 starts itself twice more instead. CPU only. A rank whose group
 broke (a collective timed out) can end it with
 dist.destroy_process_group(); the launcher then leaves that rank's
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from datetime import timedelta
@@ -146,8 +148,11 @@ def run_on_two_ranks(train):
         sock.bind(("127.0.0.1", 0))
         port = str(sock.getsockname()[1])
     # Python's docs call a fork unsafe on macOS (system libraries may
-    # hold threads): there, and on Windows, the script runs again.
-    if sys.platform == "linux" and hasattr(os, "fork"):
+    # hold threads): there, and on Windows, the script runs again. So it
+    # does beside other threads: a lock one holds as the fork happens
+    # stays held in the rank, which can hang on it.
+    alone = threading.active_count() == 1
+    if sys.platform == "linux" and hasattr(os, "fork") and alone:
         results = _fork_ranks(train, port)
     else:
         results = _start_ranks(port)
