@@ -987,9 +987,9 @@ def _about_to_run(kind, site, given, reporter):
     # Marks are this thread's: a gradient read in another thread (a
     # pool's worker) goes unseen, so none is unread where another
     # thread runs, or one started since the gradient was made.
-    alone = all(t in _OTHERS for t in threading.enumerate())
-    for ref, c in _UNREAD.values():
-        if alone and not c.read and c.threads == _THREADS[0]:
+    alone = _UNREAD and all(t in _OTHERS for t in threading.enumerate())
+    for ref, c in _UNREAD.values() if alone else ():
+        if not c.read and c.threads == _THREADS[0]:
             held = ran.unread.get(id(c), False) or ref() is not None
             ran.unread[id(c)] = held
     scaled = [_get(_SCALED, t) for t in tensors if _get(_SCALED, t)]
@@ -1113,19 +1113,17 @@ class _Marking(torch.overrides.TorchFunctionMode):
         _put(_MARKED, grad, _ReadGrad(self.backward, _stack_here(2)))
         self._enter()
 
-    def start(self, grads, site, call=None):
-        """Mark these gradients, made with no graph by a call at
-        `site` (record `call`: grad()), and what is computed from them
-        until the next backward."""
+    def start(self, grads, site, call):
+        """Mark these gradients, made with no graph by the grad() call
+        `call` at `site`, and what is computed from them until the next
+        backward; each is unread until an operation takes it in."""
         grads = [g for g in grads or () if g is not None]
         if not grads or _compiled():
             return  # torch.compile traces a mode as its own: keep out
-        if call is not None:
-            call.threads = _THREADS[0]
+        call.threads = _THREADS[0]
         for g in grads:
             _put(_MARKED, g, site)
-            if call is not None:
-                _put(_UNREAD, g, call)
+            _put(_UNREAD, g, call)
         self._enter()
 
     def stop(self, tensors, leave=True):
