@@ -18,7 +18,10 @@ class CharLM(nn.Module):
         self.head = nn.Linear(hidden, vocab)
 
     def forward(self, tokens):
-        out, _ = self.lstm(self.embed(tokens))
+        # oneDNN has no bf16 LSTM on every CPU (none on the AMD EPYC
+        # this corpus runs on): the LSTM stays in float32.
+        with torch.autocast("cpu", enabled=False):
+            out, _ = self.lstm(self.embed(tokens).float())
         return self.head(out)
 
 
