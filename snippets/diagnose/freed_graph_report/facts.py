@@ -103,6 +103,10 @@ DECIDING = {
     "statement read whole), and a variable holds a newer value of "
     "its kind, built on it, that those lines made (h = cell(x, h), "
     "whatever made the first h) (a state)",
+    "running_sum": "each node of this graph that takes the value in "
+    "is an addition (self.total = self.total + x): a running sum, "
+    "where a state is made anew from its last value (h = cell(x, h), "
+    "a running average's product)",
     "rebuilt": "the code that made the value ran again since: a node "
     "of this graph is an operation of its kind made by the same lines "
     "(torch's own aside: a hook changes them), or the value is fed "
@@ -315,6 +319,8 @@ def _read_shape(f, graph):
         and order == "after"
         and (fed or graph.carried()),
         rebuilt=not mine and (fed or graph.rebuilt()),
+        running_sum=bool(f.crossings)
+        and all(_name(j) == "AddBackward0" for j, _ in f.crossings),
         alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine

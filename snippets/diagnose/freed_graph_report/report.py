@@ -42,15 +42,29 @@ OUTSIDE = [
     f"{SITE}scenarios/saved-tensors-after-backward/#fix-read-before-backward",
 ]
 # The facts a rule reads that no line above prints.
-_MADE_ONCE = "made once: the code that made it has not run again since"
+_MADE_ONCE = (
+    "made once: the code that made it has not run again since (a "
+    "memo, not a state)"
+)
 _UNREGISTERED = (
     "not registered: a tensor a module keeps as a plain attribute, "
     "with requires_grad on (meant to train)"
 )
+_STATE = (
+    "a state: each step makes it anew from its last value (not by "
+    "adding a term to it)"
+)
+_RUNNING_SUM = (
+    "a running sum: each step adds a term to its last value (a state, "
+    "or a sum meant for one step?)"
+)
+# By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {
-    "carried-made-once": [_MADE_ONCE + " (a memo, not a state)"],
-    "unregistered-unowned": [_UNREGISTERED],
-    "unregistered-left-alone": [_UNREGISTERED],
+    "carried-made-once": [(None, _MADE_ONCE)],
+    "carried-transformed": [(None, _STATE)],
+    "carried-state": [("running_sum", _RUNNING_SUM)],
+    "unregistered-unowned": [(None, _UNREGISTERED)],
+    "unregistered-left-alone": [(None, _UNREGISTERED)],
 }
 
 # How the graph being backpropagated relates to the freeing backward.
@@ -84,7 +98,9 @@ class Report:
             out += _reached(f)
             out.append(f"rule:     {self.rule.name}")
             out += [
-                f"  {line}" for line in _BECAUSE.get(self.rule.name, ())
+                f"  {line}"
+                for fact, line in _BECAUSE.get(self.rule.name, ())
+                if fact is None or getattr(f, fact)
             ]
         return out + self.verdict()
 
@@ -311,16 +327,21 @@ def _value_name(f):
 
 def _container(holders):
     """`hidden` (each tensor in it), where the first holder is an entry
-    of a tuple, list or dict (`hidden[0]`) and another holder is an
-    entry of the same one (`hidden[1]`): an LSTM's (h, c) are carried
-    together, and detaching one leaves the error."""
+    of a tuple, list or dict (`hidden[0]`), at any depth, and another
+    holder is an entry of the same one (`hidden[1]`): an LSTM's (h, c)
+    are carried together, and detaching one leaves the error."""
     paths = [h.split(" in ")[0] for h in holders]
-    first = re.fullmatch(r"`(.+)\[[^\]]+\]`", paths[0])
-    if first is None:
-        return None
-    inside = f"`{first[1]}["
-    if any(p.startswith(inside) for p in paths[1:]):
-        return f"`{first[1]}` (each tensor in it)"
+    # The innermost container holding every entry of the first one's
+    # variable: per-layer (h, c) in a list (`states[0][1]`,
+    # `states[1][0]`) are all of `states`.
+    base = paths[0].strip("`")
+    kin = [p for p in paths if p.startswith(f"`{base.split('[')[0]}[")]
+    while len(kin) > 1 and (
+        first := re.fullmatch(r"(.+)\[[^\]]+\]", base)
+    ):
+        base = first[1]
+        if all(p.startswith(f"`{base}[") for p in kin):
+            return f"`{base}` (each tensor in it)"
     return None
 
 

@@ -63,6 +63,12 @@ APPLY = {
     "detach carried": "detach {value} once per training step, where "
     "the step first reads it (not at each write inside the step): an "
     "earlier step made it",
+    "detach state": "detach {value} once per training step, where the "
+    "step first reads it: each step starts from the state the last "
+    "one left, without backpropagating into it (truncated "
+    "backpropagation); if each step should start fresh instead "
+    "(unrelated batches, the same data again), make {value} fresh in "
+    "each step",
     "detach total": "backpropagate each step's own loss, and keep the "
     "running total as a number (.item()) or detached; a total meant "
     "for one optimizer step (gradient accumulation) starts again at 0 "
@@ -538,6 +544,17 @@ def _carried_made_once(f):
     return f.carried and not f.rebuilt
 
 
+@rule("carried-transformed", "detach", "state")
+def _carried_transformed(f):
+    """Carried from an earlier step, and each step makes it anew from
+    its last value (a recurrent cell, a running average's product),
+    not by adding a term to it: the state of truncated
+    backpropagation. Not where a parameter is reached only through it
+    (a learned first state, trained at the first step only if
+    detached: a new pass may need to start from it)."""
+    return f.carried and not f.running_sum and not f.only
+
+
 @rule(
     "carried-state",
     [(Q_STATE, "detach"), (Q_FRESH, "recompute")],
@@ -545,9 +562,11 @@ def _carried_made_once(f):
 )
 def _carried_state(f):
     """The value is carried from an earlier step (the same line made it
-    and takes it in, after the backward, or your call feeds it back):
-    the state of truncated backpropagation (detach) or an accumulator
-    that must start fresh (recompute)?"""
+    and takes it in, after the backward, or your call feeds it back),
+    and each step adds a term to it (a running sum), or a parameter is
+    reached only through it (a learned first state): the state of
+    truncated backpropagation (detach) or a sum, or a pass, that must
+    start fresh (recompute)?"""
     return f.carried
 
 
