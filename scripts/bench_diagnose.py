@@ -9,6 +9,7 @@ Figures, not pass/fail: the goal is at most 2x on a realistic model.
 
 import argparse
 import contextlib
+import platform
 import re
 import runpy
 import statistics
@@ -162,6 +163,15 @@ def measure(name, steps, repeats) -> tuple[float, float]:
     return statistics.median(plain), statistics.median(watched)
 
 
+def cpu() -> str:
+    """The processor's model name: timings from different machines do not compare."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
 def mechanism() -> str:
     if hasattr(torch.autograd.graph, "node_creation_hook"):
         return "`node_creation_hook`"
@@ -180,14 +190,18 @@ def main():
         for line in OUT.read_text().splitlines():
             m = ROW.match(line)
             if m and m.group(1) != version:
-                rows[(m.group(1), m.group(2).split(" |")[0])] = line
+                # Rows written before the CPU column: measured on an earlier machine.
+                cells = line.count("|") - 1
+                rows[(m.group(1), m.group(2).split(" |")[0])] = line + (
+                    " an earlier machine (not recorded) |" if cells == 6 else ""
+                )
     for name in [*MODELS, *RETAINING]:
         plain, watched = measure(name, args.steps, args.repeats)
         ratio = watched / plain
         print(f"torch {version}, {name}: {plain * 1e3:.1f} ms, watched x{ratio:.2f}")
         rows[(version, name)] = (
             f"| {version} | {name} | {mechanism()} | {plain * 1e3:.1f} ms | "
-            f"{watched * 1e3:.1f} ms | {ratio:.2f}x |"
+            f"{watched * 1e3:.1f} ms | {ratio:.2f}x | {cpu()} |"
         )
     table = "\n".join(rows[k] for k in sorted(rows))
     first = first_steps("mlp", args.steps, args.repeats)
@@ -195,8 +209,8 @@ def main():
         "Measured by the site's benchmark script on a 2-core machine with no GPU, one thread, "
         f"{args.steps} training steps (forward, backward, SGD step) per run, the median of "
         f"{args.repeats} runs that alternate a plain run and a watched one:\n\n"
-        "| torch | model | records lines with | plain, per step | watched, per step | ratio |\n"
-        "|---|---|---|---|---|---|\n" + table + "\n\n"
+        "| torch | model | records lines with | plain, per step | watched, per step | ratio "
+        "| CPU |\n|---|---|---|---|---|---|---|\n" + table + "\n\n"
         "The models: a small residual CNN on 32x32 images (batch 16), a 2-layer Transformer "
         "encoder (d=128, 32 tokens, batch 16), the same encoder with each layer under "
         "`checkpoint(..., use_reentrant=False)`, and a 3-layer MLP on 64 features (batch 32), "
@@ -204,7 +218,7 @@ def main():
         "MLP with `backward(retain_graph=True)` at every step: after such a backward the checks "
         "also watch your code's `.grad` reads, until the next backward or step.\n\n"
         f"The checks follow values cut from their graph during the first {FOLLOWED} optimizer "
-        f"steps only: the MLP's steps, one by one, on torch {version} (median of "
+        f"steps only: the MLP's steps, one by one, on torch {version} and the {cpu()} (median of "
         f"{args.repeats} runs of each kind):\n\n"
         "| step | plain | watched |\n|---|---|---|\n" + first + "\n"
     )
