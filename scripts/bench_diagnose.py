@@ -29,6 +29,8 @@ watch = COMMAND["watch"]
 
 OUT = ROOT / "docs" / "diagnose" / "overhead.md"
 ROW = re.compile(r"^\| (\d+\.\d+\.\d+) \| (.+?) \|")  # a version row, not a step row
+CPUS = "Processors: "  # the line under the table: each version's rows, where measured
+CPU = re.compile(r"(\d+\.\d+\.\d+) on (.+?)(?:; | \(timings)")
 
 
 def convnet():
@@ -185,23 +187,24 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(1)
     version = torch.__version__.split("+")[0]
-    rows = {}
+    rows, cpus = {}, {}
     if OUT.exists():
         for line in OUT.read_text().splitlines():
             m = ROW.match(line)
             if m and m.group(1) != version:
-                # Rows written before the CPU column: measured on an earlier machine.
-                cells = line.count("|") - 1
-                rows[(m.group(1), m.group(2).split(" |")[0])] = line + (
-                    " an earlier machine (not recorded) |" if cells == 6 else ""
-                )
+                rows[(m.group(1), m.group(2).split(" |")[0])] = line
+                # Rows from before processors were noted: an earlier machine.
+                cpus.setdefault(m.group(1), "an earlier machine (not recorded)")
+            if line.startswith(CPUS):
+                cpus.update(CPU.findall(line))
+    cpus[version] = cpu()
     for name in [*MODELS, *RETAINING]:
         plain, watched = measure(name, args.steps, args.repeats)
         ratio = watched / plain
         print(f"torch {version}, {name}: {plain * 1e3:.1f} ms, watched x{ratio:.2f}")
         rows[(version, name)] = (
             f"| {version} | {name} | {mechanism()} | {plain * 1e3:.1f} ms | "
-            f"{watched * 1e3:.1f} ms | {ratio:.2f}x | {cpu()} |"
+            f"{watched * 1e3:.1f} ms | {ratio:.2f}x |"
         )
     table = "\n".join(rows[k] for k in sorted(rows))
     first = first_steps("mlp", args.steps, args.repeats)
@@ -209,8 +212,13 @@ def main():
         "Measured by the site's benchmark script on a 2-core machine with no GPU, one thread, "
         f"{args.steps} training steps (forward, backward, SGD step) per run, the median of "
         f"{args.repeats} runs that alternate a plain run and a watched one:\n\n"
-        "| torch | model | records lines with | plain, per step | watched, per step | ratio "
-        "| CPU |\n|---|---|---|---|---|---|---|\n" + table + "\n\n"
+        "| torch | model | records lines with | plain, per step | watched, per step | ratio |\n"
+        "|---|---|---|---|---|---|\n"
+        + table
+        + "\n\n"
+        + CPUS
+        + "; ".join(f"{v} on {name}" for v, name in sorted(cpus.items()))
+        + " (timings from two processors do not compare).\n\n"
         "The models: a small residual CNN on 32x32 images (batch 16), a 2-layer Transformer "
         "encoder (d=128, 32 tokens, batch 16), the same encoder with each layer under "
         "`checkpoint(..., use_reentrant=False)`, and a 3-layer MLP on 64 features (batch 32), "
