@@ -24,6 +24,7 @@ from .watching import (
     _FINDINGS,
     _LAST_STEP,
     _RECOMPUTED_DIFFER,
+    _REPLACED,
     _SCALED_FOUND,
     _STALE,
     _STEPPED,
@@ -661,17 +662,44 @@ def _replaced(only):
     """Tensors a value was made from that your program replaced: no
     variable of yours holds them, one holds a new leaf of their
     shape."""
-    held = {
-        id(v): tuple(v.shape)
-        for _, v in _reachable(2)
-        if isinstance(v, torch.Tensor) and v.is_leaf and v.requires_grad
-    }
+    held = {i: tuple(v.shape) for i, v in _leaves_held().items()}
     shapes = set(held.values())
     return [
         t
         for i, t in only.items()
         if i not in held and tuple(t.shape) in shapes
     ]
+
+
+def _replaced_leaves(leaves):
+    """Of these leaves, those your program replaced (watching asks,
+    when a kept graph runs again): plain tensors, not an optimizer's
+    (an input made anew, as a perturbation is, not a module's
+    parameter, which the walk may not reach), and the new leaf of
+    their shape that your variables hold got no gradient from this
+    backward."""
+    owned, held = _owned(_optimizers()), _leaves_held()
+    shapes = {tuple(t.shape) for t in held.values() if t.grad is None}
+    return [
+        t
+        for t in leaves
+        if type(t) is torch.Tensor
+        and id(t) not in owned
+        and id(t) not in held
+        and tuple(t.shape) in shapes
+    ]
+
+
+def _leaves_held():
+    """Your variables' leaves that need a gradient, by id."""
+    return {
+        id(v): v
+        for _, v in _reachable(2)
+        if isinstance(v, torch.Tensor) and v.is_leaf and v.requires_grad
+    }
+
+
+_REPLACED.append(_replaced_leaves)
 
 
 # --- the program's objects --------------------------------------------
@@ -1162,6 +1190,10 @@ class _HolderWalk:
 CHECKING = {
     "stale": "parameters under a graph kept by retain_graph=True that "
     "changed before a backward ran it again",
+    "replaced_inputs": "leaves under a graph kept by retain_graph=True "
+    "that your program replaced with new ones of their shape (no "
+    "variable holds them) before a backward ran it again and wrote "
+    "their gradient: the new ones got none",
     "reruns": "the earlier backward calls whose kept graphs that "
     "backward ran again (more than one: history across steps)",
     "double": "a backward() of a loss whose gradients, from an "
@@ -1205,7 +1237,11 @@ def findings():
         # A gradient term read from the first backward, and that loss
         # counted again: one mistake, and create-graph mends both.
         twice = call.double and not (call.dead and call.term)
-        if call.stale or (twice and _LAST_STEP[0] > call.number):
+        if (
+            call.stale
+            or call.replaced
+            or (twice and _LAST_STEP[0] > call.number)
+        ):
             found.append(_rerun(call))
     return found
 
@@ -1302,6 +1338,7 @@ def _rerun(call):
     kept = call.double or call.rerun
     return _finding(
         stale=len(call.stale),
+        replaced_inputs=len(call.replaced),
         reruns=call.reruns,
         double=bool(call.double),
         call=call,

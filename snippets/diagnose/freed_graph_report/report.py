@@ -826,6 +826,14 @@ def _harm(f):
             f"{between} changed {_count(f.stale, 'parameter')} that "
             "graph saved: this gradient came from their old values"
         )
+    if f.replaced_inputs:
+        count = _count(f.replaced_inputs, "tensor")
+        return (
+            f"your program replaced {count} "
+            "that graph took in with new ones of their shape since: "
+            "the gradient went to the old ones, and the ones you hold "
+            "got none"
+        )
     if f.term:
         return (
             "the loss backpropagated there is a term of this one, and "

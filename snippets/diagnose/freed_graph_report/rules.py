@@ -808,6 +808,18 @@ def _stale_retained_graph(f):
     return f.stale
 
 
+@check(
+    "retained-graph-old-inputs",
+    "fix/#wrong-fix-retain-graph-across-steps",
+)
+def _retained_graph_old_inputs(f):
+    """A backward ran again a graph kept by retain_graph=True whose
+    inputs your program has since replaced with new tensors of their
+    shape (an attack's perturbation made anew): the gradient went to
+    the old ones, and the ones you hold got none."""
+    return f.replaced_inputs
+
+
 @check("double-backward", "fix/#one-backward")
 def _double_backward(f):
     """The same loss backpropagated twice, the first gradients still in

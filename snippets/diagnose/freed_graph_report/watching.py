@@ -201,6 +201,11 @@ class _Call:
         # gradient of theirs was still held (for a later read).
         self.read, self.unread, self.threads = False, {}, None
         self.stale, self.double = [], None
+        # Leaves under a kept graph run again that your program had
+        # replaced with new ones of their shape: the gradient went to
+        # the old ones.
+        self.replaced = []
+        self.replaced_read = False  # as a kept call: its run looked
         self.term = False  # that earlier loss is a term of this one
         # The site of the backward running when this one began: a
         # backward inside a backward (a reentrant checkpoint's, a
@@ -245,6 +250,9 @@ _RUNNING = []  # the sites of the backward calls running now, outermost
 _CALLING = []  # their records, in the same order
 _LAST_STEP = [0]  # the event number of the last optimizer step
 _FINDINGS = deque(maxlen=256)  # calls a check reports, in order
+# The facts' test of leaves your program replaced (it reads your
+# variables, which the facts know how to walk); set when they load.
+_REPLACED = []
 # (event number, ids of the parameters it had a .grad for) of each step
 _STEPPED_WITH_GRAD = deque(maxlen=512)
 # Gradients with no graph (from grad() without create_graph=True), and
@@ -583,9 +591,34 @@ def _note_rerun(call, kept, under, roots, reporter):
         for p in _stale_under(first, under)
         if _added_to(p, call.grads_before)
     ]
-    if call.stale or call.double:
+    if not (
+        call.stale
+        or call.double
+        or first.replaced_read
+        or call.grads_before is None  # grad(): it writes no .grad
+    ):
+        first.replaced_read = True  # your variables, walked once
+        call.replaced = _replaced_under(first, under, call.grads_before)
+    if call.stale or call.double or call.replaced:
         _FINDINGS.append(call)
         reporter.rerun(call, roots)
+
+
+def _replaced_under(kept, under, before):
+    """The leaves under `kept`'s graph (of the ids `under`) that this
+    backward wrote a gradient into, and that your program replaced
+    since with new leaves of their shape (a perturbation made anew
+    at each step): no variable of yours holds them now."""
+    refs = {**kept.kept_versions, **kept.versions}
+    leaves = [
+        ref()
+        for i, (ref, _) in refs.items()
+        if i in under and ref() is not None
+    ]
+    leaves = [t for t in leaves if _added_to(t, before)]
+    if not leaves or not _REPLACED:
+        return []
+    return _REPLACED[0](leaves)
 
 
 def _note_kept(call, nodes, every):
