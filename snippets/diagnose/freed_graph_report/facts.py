@@ -658,12 +658,16 @@ def _running_step():
     return None
 
 
-def _replaced(only):
+def _replaced(only, ungraded=False):
     """Tensors a value was made from that your program replaced: no
-    variable of yours holds them, one holds a new leaf of their
-    shape."""
-    held = {i: tuple(v.shape) for i, v in _leaves_held().items()}
-    shapes = set(held.values())
+    variable of yours holds them, one holds a new leaf of their shape
+    (`ungraded`: one with no gradient)."""
+    held = _leaves_held()
+    shapes = {
+        tuple(v.shape)
+        for v in held.values()
+        if not ungraded or v.grad is None
+    }
     return [
         t
         for i, t in only.items()
@@ -678,16 +682,15 @@ def _replaced_leaves(leaves):
     parameter, which the walk may not reach), and the new leaf of
     their shape that your variables hold got no gradient from this
     backward."""
-    owned, held = _owned(_optimizers()), _leaves_held()
-    shapes = {tuple(t.shape) for t in held.values() if t.grad is None}
-    return [
-        t
-        for t in leaves
-        if type(t) is torch.Tensor
-        and id(t) not in owned
-        and id(t) not in held
-        and tuple(t.shape) in shapes
-    ]
+    owned = _owned(_optimizers())
+    return _replaced(
+        {
+            id(t): t
+            for t in leaves
+            if type(t) is torch.Tensor and id(t) not in owned
+        },
+        ungraded=True,
+    )
 
 
 def _leaves_held():
