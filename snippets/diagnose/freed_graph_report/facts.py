@@ -51,6 +51,7 @@ from .watching import (
     after_step,
     changed_since,
     steps_between,
+    untrained,
     written_since,
 )
 
@@ -1197,6 +1198,9 @@ CHECKING = {
     "that your program replaced with new ones of their shape (no "
     "variable holds them) before a backward ran it again and wrote "
     "their gradient: the new ones got none",
+    "untrained": "leaves under a graph kept by retain_graph=True "
+    "before an optimizer step, that a backward() after it ran again "
+    "and wrote their gradient: no optimizer trains any of them",
     "reruns": "the earlier backward calls whose kept graphs that "
     "backward ran again (more than one: history across steps)",
     "double": "a backward() of a loss whose gradients, from an "
@@ -1243,6 +1247,7 @@ def findings():
         if (
             call.stale
             or call.replaced
+            or untrained(call)
             or (twice and _LAST_STEP[0] > call.number)
         ):
             found.append(_rerun(call))
@@ -1342,6 +1347,7 @@ def _rerun(call):
     return _finding(
         stale=len(call.stale),
         replaced_inputs=len(call.replaced),
+        untrained=untrained(call),
         reruns=call.reruns,
         double=bool(call.double),
         call=call,

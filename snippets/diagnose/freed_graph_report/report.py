@@ -834,6 +834,13 @@ def _harm(f):
             "the gradient went to the old ones, and the ones you hold "
             "got none"
         )
+    if f.untrained:
+        count = _count(f.untrained, "tensor")
+        return (
+            f"after {between}, it ran that graph again into {count} "
+            "no optimizer trains: that part of the graph is computed "
+            "at every step for nothing, and their .grad adds up"
+        )
     if f.term:
         return (
             "the loss backpropagated there is a term of this one, and "

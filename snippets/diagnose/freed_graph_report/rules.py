@@ -820,6 +820,19 @@ def _retained_graph_old_inputs(f):
     return f.replaced_inputs
 
 
+@check(
+    "retained-graph-trains-nothing",
+    "fix/#wrong-fix-retain-graph-across-steps",
+)
+def _retained_graph_trains_nothing(f):
+    """A backward ran again, after an optimizer step, a graph kept by
+    retain_graph=True before it, and wrote gradients only into leaves
+    no optimizer trains (a target made once with the model's graph):
+    that part of the graph runs at every step for nothing, and their
+    .grad grows."""
+    return f.untrained
+
+
 @check("double-backward", "fix/#one-backward")
 def _double_backward(f):
     """The same loss backpropagated twice, the first gradients still in

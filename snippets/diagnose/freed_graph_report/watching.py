@@ -206,6 +206,11 @@ class _Call:
         # the old ones.
         self.replaced = []
         self.replaced_read = False  # as a kept call: its run looked
+        # Leaves under a graph kept before an optimizer step and run
+        # again after it: if no optimizer trains any of them, the graph
+        # ran for nothing.
+        self.untrained = []
+        self.every = False  # as a kept call: it ran every node below
         self.term = False  # that earlier loss is a term of this one
         # The site of the backward running when this one began: a
         # backward inside a backward (a reentrant checkpoint's, a
@@ -599,7 +604,10 @@ def _note_rerun(call, kept, under, roots, reporter):
     ):
         first.replaced_read = True  # your variables, walked once
         call.replaced = _replaced_under(first, under, call.grads_before)
-    if call.stale or call.double or call.replaced:
+    if not (call.stale or call.double or call.replaced):
+        call.untrained = _untrained_under(first, under, call)
+        untrained(call)  # trained by an optimizer that stepped already
+    if call.stale or call.double or call.replaced or call.untrained:
         _FINDINGS.append(call)
         reporter.rerun(call, roots)
 
@@ -621,6 +629,54 @@ def _replaced_under(kept, under, before):
     return _REPLACED[0](leaves)
 
 
+def _untrained_under(kept, under, call):
+    """Weak references to the leaves under `kept`'s graph (of the ids
+    `under`) this backward() wrote a gradient into, when an optimizer
+    stepped since `kept` ran (a target made once with its graph, run
+    again at every step). Only where `kept` ran every node below its
+    roots: then these are all the leaves the run reached through the
+    kept graph (a grad() of some inputs leaves the nodes below them
+    out: a meta-loss reaches the model that made them). Whether an
+    optimizer trains any of them is asked at the end: one made later
+    may step later."""
+    if (
+        call.grads_before is None
+        or not kept.every
+        or _LAST_STEP[0] < kept.number
+    ):
+        return []
+    refs = {**kept.kept_versions, **kept.versions}
+    return [
+        ref
+        for i, (ref, _) in refs.items()
+        if i in under
+        and ref() is not None
+        and _added_to(ref(), call.grads_before)
+    ]
+
+
+def untrained(call):
+    """How many leaves `call.untrained` holds, if no optimizer seen
+    stepping trains any of them: the graph ran for nothing."""
+    if call.untrained and _trained_any(call.untrained, _trained()):
+        call.untrained = []
+    return len(call.untrained)
+
+
+def _trained_any(refs, ids):
+    return any(id(r()) in ids for r in refs if r() is not None)
+
+
+def _untrained_after_step(params):
+    """After an optimizer's step: a kept graph's leaves it trains were
+    not run again for nothing (asked at each step: by the end of the
+    run, your variables may be gone)."""
+    ids = {id(p) for p in params}
+    for call in [c for c in _FINDINGS if c.untrained]:
+        if _trained_any(call.untrained, ids):
+            call.untrained = []
+
+
 def _note_kept(call, nodes, every):
     """For a call that keeps its graph: the versions of every leaf its
     nodes saved or take in, the inputs of grad() included, which a
@@ -633,6 +689,7 @@ def _note_kept(call, nodes, every):
         for c, _ in node.next_functions
         if hasattr(c, "variable")
     )
+    call.every = every
     call.kept_versions = (
         dict(call.versions)
         if every
@@ -1100,6 +1157,7 @@ def _after_step(optimizer, args, kwargs):
     }
     _STEPPED_WITH_GRAD.append((_LAST_STEP[0], grads))
     _step_cuts(params, grads)  # against the last step's fingerprints
+    _untrained_after_step(params)
     for p, values in zip(params, _fingerprints(params)):
         _STEP_VERSIONS[id(p)] = (p._version, values, weakref.ref(p))
     _STEPS[0] += 1
