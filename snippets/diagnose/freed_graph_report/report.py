@@ -11,6 +11,7 @@ import torch
 from .facts import FIRST_ORDER, _option, findings, names_of, read
 from .rules import APPLY, CHECKS, checked, decide, guards
 from .watching import (
+    _GRAD_CUT,
     _PACKAGES,
     _TORCH_DIR,
     RAN,
@@ -701,7 +702,15 @@ def _cut_text(check, f):
         f"place of the cut at {line}",
         f"see: {SITE}fix/#recompute",
     ]
-    if f.cut.checkpointed:  # the cut hid a backward inside a backward
+    why = check.see
+    if f.cut.how == _GRAD_CUT:  # a first-order step where it is not
+        why = "fix/#wrong-fix-create-graph-retain-only"
+        fix = [
+            "fix: create-graph",
+            f"  create_graph=True in the call at {line}",
+            f"see: {SITE}fix/#create-graph",
+        ]
+    elif f.cut.checkpointed:  # the cut hid a backward inside a backward
         fix = [
             "fix: pass it in",
             f"  drop the cut at {line}, and pass the value to "
@@ -711,7 +720,7 @@ def _cut_text(check, f):
     return [
         f"  cut at   {_first_yours(_frames(f.cut.site))}",
         f"harm:     {harm}",
-        f"why:      {SITE}{check.see}",
+        f"why:      {SITE}{why}",
         *fix,
     ]
 

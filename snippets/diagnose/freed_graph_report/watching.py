@@ -1036,6 +1036,7 @@ def _wrap(real, kind, reporter):
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
                 _MARKING.start(_as_list(result), site, ran)
+                _cut_by_grad(tensors, _as_list(result))
             elif kind == "autograd.grad()":
                 _scaled_grads(tensors, _as_list(result), site)
             elif keep and not create:
@@ -1666,6 +1667,27 @@ def _cut(func, args, kwargs, out, before=None):
             o.is_leaf and o.requires_grad
         ):
             _put(_CUTS, o, records)
+
+
+def _cut_by_grad(tensors, grads):
+    """Gradients grad() handed back without create_graph=True have no
+    graph: values cut from every leaf of the graph they were taken
+    from (a first-order inner step's fast weights: what made that loss
+    reaches the outer one only through them)."""
+    grads = [g for g in grads if g is not None]
+    graphed = [t for t in tensors if t.requires_grad]
+    if not (_CUTTING[0] and grads and graphed):
+        return
+    # A check must never become the program's error.
+    with contextlib.suppress(Exception):
+        leaves = _leaves_of(graphed)
+        if leaves:
+            records = [_Cut(_site(), _GRAD_CUT, leaves)]
+            for g in grads:
+                _put(_CUTS, g, records)
+
+
+_GRAD_CUT = "autograd.grad() without create_graph=True"
 
 
 def _leaves_of(tensors, most=20000):
