@@ -1352,6 +1352,7 @@ def _rerun(call):
         double=bool(call.double),
         call=call,
         term=call.term,
+        part=call.part,
         kept=kept,
         steps=steps_between(kept.number, call.number),
     )

@@ -850,6 +850,12 @@ def _harm(f):
             "no optimizer trains: that part of the graph is computed "
             "at every step for nothing, and their .grad adds up"
         )
+    if f.part:
+        return (
+            "this loss is a term of the one backpropagated there, and "
+            "its gradients were still in .grad: this step counts it "
+            "twice"
+        )
     if f.term:
         return (
             "the loss backpropagated there is a term of this one, and "

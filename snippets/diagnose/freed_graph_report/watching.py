@@ -31,6 +31,7 @@ from torch.optim.optimizer import (
 MESSAGE = "Trying to backward through the graph a second time"
 MADE, RAN, ROOT = "report.made", "report.ran", "report.root"
 ROOT_NR = "report.root_nr"  # (call, output number) of a root
+TERM_OF = "report.term_of"  # (call, output number): a term of its loss
 # Frames in these files are library code; the lines to show are yours.
 _LIBRARY = (os.path.dirname(torch.__file__) + os.sep,) + tuple(
     sysconfig.get_paths()[k] + os.sep
@@ -212,6 +213,7 @@ class _Call:
         self.untrained = []
         self.every = False  # as a kept call: it ran every node below
         self.term = False  # that earlier loss is a term of this one
+        self.part = False  # this loss is a term of that earlier one
         # The site of the backward running when this one began: a
         # backward inside a backward (a reentrant checkpoint's, a
         # reversible layer's, a custom Function's).
@@ -583,6 +585,9 @@ def _stamp(call, roots, inputs, reporter):
             node.metadata.setdefault(ROOT, []).append(call)
     for root, nr in zip(roots, call.root_nrs):
         root.metadata.setdefault(ROOT_NR, []).append((call, nr))
+        if call.kind == "backward()" and call.grad_outputs is None:
+            for node, n in _terms((root, nr), None):
+                node.metadata.setdefault(TERM_OF, []).append((call, n))
     _EVENTS.append(call)
 
 
@@ -778,13 +783,14 @@ def _holds(refs, tensor):
 
 def _again(roots, nrs, kind, outs, inputs):
     """An earlier backward() of the same loss (the same output of the
-    same node, or a constant multiple of it), or of a loss this one
-    sums as a term, since the last optimizer step, whose gradients are
-    still in the .grad of a leaf this call may write (one of its
-    `inputs`, if given): this call would add them a second time. The
-    call, and whether that loss is a term of this one."""
+    same node, or a constant multiple of it), of a loss this one sums
+    as a term, or of a loss that sums this one, since the last
+    optimizer step, whose gradients are still in the .grad of a leaf
+    this call may write (one of its `inputs`, if given): this call
+    would add them a second time. The call, whether that loss is a
+    term of this one, and whether this one is a term of that."""
     if kind != "backward()":
-        return None, False
+        return None, False, False
     only = inputs and {id(t) for t in inputs}
     seeds = _copies(outs)
     for root, nr in zip(roots, nrs):
@@ -792,14 +798,28 @@ def _again(roots, nrs, kind, outs, inputs):
         for node, n in scaled + _terms(scaled[-1], seeds):
             term = (node, n) not in scaled
             for c in _roots_of(node, n, term):
-                if (
-                    c.kind == "backward()"
-                    and c.number > _LAST_STEP[0]
-                    and _same(c.grad_outputs, seeds)
-                    and _grads_left(c, only, trained=term)
-                ):
-                    return c, term
-    return None, False
+                if _counted(c, seeds, only, term):
+                    return c, term, False
+        if seeds is not None:
+            continue
+        # A term backpropagated after the sum that took it in: it gets
+        # its gradient again (a loss shared by two optimizers' losses).
+        for node, n in scaled:
+            for c, m in node.metadata.get(TERM_OF, ()):
+                if m == n and _counted(c, None, only, True):
+                    return c, False, True
+    return None, False, False
+
+
+def _counted(c, seeds, only, trained):
+    """True if the earlier call `c` was a backward() since the last
+    step, with these `seeds`, whose gradients are still in .grad."""
+    return (
+        c.kind == "backward()"
+        and c.number > _LAST_STEP[0]
+        and _same(c.grad_outputs, seeds)
+        and _grads_left(c, only, trained=trained)
+    )
 
 
 def _roots_of(node, nr, term):
@@ -1074,7 +1094,9 @@ def _about_to_run(kind, site, given, reporter):
     # What a backward() adds to .grad (grad() adds nothing there).
     watched = _UNDER_KEPT and kind == "backward()"
     ran.grads_before = _grads_now() if watched else None
-    ran.double, ran.term = _again(roots, nrs, kind, outs, inputs)
+    ran.double, ran.term, ran.part = _again(
+        roots, nrs, kind, outs, inputs
+    )
     # Marks are this thread's: a gradient read in another thread (a
     # pool's worker) goes unseen, so none is unread where another
     # thread runs, or one started since the gradient was made.
