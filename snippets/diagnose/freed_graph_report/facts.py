@@ -22,6 +22,7 @@ from .watching import (
     _CALLING,
     _CUT_PARAMS,
     _FINDINGS,
+    _GRAD_CUT,
     _LAST_STEP,
     _RECOMPUTED_DIFFER,
     _REPLACED,
@@ -1266,7 +1267,13 @@ def _cut_findings():
         if (
             c.steps
             and not c.got
-            and (not c.before or len(c.cut.steps) > 1)
+            # Trained before: a state carried and cut at each step is
+            # truncated, not frozen; a gradient is never such a state.
+            and (
+                not c.before
+                or len(c.cut.steps) > 1
+                or c.cut.how == _GRAD_CUT
+            )
             and not _meant(c)
             and c not in stale.get(c.cut, ())
         ):

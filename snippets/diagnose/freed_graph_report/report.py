@@ -707,7 +707,9 @@ def _cut_text(check, f):
         why = "fix/#wrong-fix-create-graph-retain-only"
         fix = [
             "fix: create-graph",
-            f"  create_graph=True in the call at {line}",
+            f"  create_graph=True in the call at {line}; if {shown} "
+            "should stay fixed, requires_grad_(False) on "
+            f"{_them(names)} instead",
             f"see: {SITE}fix/#create-graph",
         ]
     elif f.cut.checkpointed:  # the cut hid a backward inside a backward

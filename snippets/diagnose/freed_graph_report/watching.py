@@ -211,6 +211,7 @@ class _Call:
         # again after it: if no optimizer trains any of them, the graph
         # ran for nothing.
         self.untrained = []
+        self.untrained_was = {}  # id: their version and values then
         self.every = False  # as a kept call: it ran every node below
         self.term = False  # that earlier loss is a term of this one
         self.part = False  # this loss is a term of that earlier one
@@ -544,7 +545,7 @@ def _calls():
 def _stamp(call, roots, inputs, reporter):
     """Mark every node the call ran, and note its leaves' versions; note
     a graph kept by retain_graph=True that it ran again."""
-    leaves, kept, under, rans = [], {}, set(), []
+    leaves, kept, rans = [], {}, []
     nodes = _ran_by(roots, inputs, call.kind == "backward()")
     every = inputs is None  # and no node below a freed one left out
     for node in nodes:
@@ -554,15 +555,16 @@ def _stamp(call, roots, inputs, reporter):
         ran = node.metadata.setdefault(RAN, [])
         rans.append(ran)
         if ran and ran[0].keep:
-            kept[ran[0]] = None
-            under.update(
+            # The leaves below each kept call's nodes: what changed
+            # since is asked of the call that saw them.
+            kept.setdefault(ran[0], set()).update(
                 id(c.variable)
                 for c, _ in node.next_functions
                 if hasattr(c, "variable")
             )
         every = every and all(c.keep for c in ran)
     if kept:
-        _note_rerun(call, list(kept), under, roots, reporter)
+        _note_rerun(call, kept, roots, reporter)
     for ran in rans:
         ran.append(call)
     # grad() hands its inputs' gradients back without running their
@@ -591,16 +593,20 @@ def _stamp(call, roots, inputs, reporter):
     _EVENTS.append(call)
 
 
-def _note_rerun(call, kept, under, roots, reporter):
-    """The call ran again a graph that `kept` calls kept: note which,
-    and the leaves under it that changed since the first of them."""
+def _note_rerun(call, kept, roots, reporter):
+    """The call ran again a graph that the `kept` calls kept (each with
+    the ids of the leaves below the nodes it kept): note which, and
+    the leaves under it that changed since the call that kept them."""
     first = min(kept, key=lambda c: c.number)
-    call.kept, call.rerun, call.reruns = kept, first, len(kept)
-    call.stale = [
-        p
-        for p in _stale_under(first, under)
+    call.kept, call.rerun, call.reruns = list(kept), first, len(kept)
+    under = set().union(*kept.values())
+    stale = {
+        id(p): p
+        for c, ids in kept.items()
+        for p in _stale_under(c, ids)
         if _added_to(p, call.grads_before)
-    ]
+    }
+    call.stale = list(stale.values())
     if not (
         call.stale
         or call.double
@@ -610,8 +616,12 @@ def _note_rerun(call, kept, under, roots, reporter):
         first.replaced_read = True  # your variables, walked once
         call.replaced = _replaced_under(first, under, call.grads_before)
     if not (call.stale or call.double or call.replaced):
-        call.untrained = _untrained_under(first, under, call)
-        untrained(call)  # trained by an optimizer that stepped already
+        call.untrained = [
+            ref
+            for c, ids in kept.items()
+            for ref in _untrained_under(c, ids, call)
+        ]
+        untrained(call)  # trained by a step since the graph was kept
     if call.stale or call.double or call.replaced or call.untrained:
         _FINDINGS.append(call)
         reporter.rerun(call, roots)
@@ -641,9 +651,9 @@ def _untrained_under(kept, under, call):
     again at every step). Only where `kept` ran every node below its
     roots: then these are all the leaves the run reached through the
     kept graph (a grad() of some inputs leaves the nodes below them
-    out: a meta-loss reaches the model that made them). Whether an
-    optimizer trains any of them is asked at the end: one made later
-    may step later."""
+    out: a meta-loss reaches the model that made them). Whether
+    something trains them is asked at each step and at the end: an
+    optimizer made later may step them, or your code by hand."""
     if (
         call.grads_before is None
         or not kept.every
@@ -651,21 +661,52 @@ def _untrained_under(kept, under, call):
     ):
         return []
     refs = {**kept.kept_versions, **kept.versions}
-    return [
+    found = [
         ref
         for i, (ref, _) in refs.items()
         if i in under
         and ref() is not None
         and _added_to(ref(), call.grads_before)
     ]
+    # Trained by a step since the graph was kept: not for nothing.
+    for number, stepped in _STEPPED_WITH_GRAD:
+        if number > kept.number and _trained_any(found, stepped):
+            return []
+    for ref in found:
+        call.untrained_was[id(ref())] = (ref()._version, _print(ref()))
+    return found
 
 
 def untrained(call):
-    """How many leaves `call.untrained` holds, if no optimizer seen
-    stepping trains any of them: the graph ran for nothing."""
-    if call.untrained and _trained_any(call.untrained, _trained()):
+    """How many leaves `call.untrained` holds, if nothing trained any
+    of them since (an optimizer's step, or a write by hand), and the
+    run was not stopped by --steps (an optimizer that steps less often
+    may not have had its turn): the graph ran for nothing."""
+    if call.untrained and (
+        _STEPS[1] is not None
+        and _STEPS[0] >= _STEPS[1]
+        or _written_any(call)
+    ):
         call.untrained = []
     return len(call.untrained)
+
+
+def _written_any(call):
+    """True if a leaf of `call.untrained` was written since the rerun
+    (its version or values moved: an update by hand)."""
+    for ref in call.untrained:
+        leaf = ref()
+        was = call.untrained_was.get(id(leaf))
+        if (
+            leaf is not None
+            and was is not None
+            and (
+                leaf._version != was[0]
+                or not torch.equal(_print(leaf), was[1])
+            )
+        ):
+            return True
+    return False
 
 
 def _trained_any(refs, ids):
@@ -673,12 +714,13 @@ def _trained_any(refs, ids):
 
 
 def _untrained_after_step(params):
-    """After an optimizer's step: a kept graph's leaves it trains were
-    not run again for nothing (asked at each step: by the end of the
-    run, your variables may be gone)."""
-    ids = {id(p) for p in params}
+    """After an optimizer's step: a kept graph's leaves it trains, or
+    that something wrote since, were not run again for nothing (asked
+    at each step: by the end of the run, your variables may be
+    gone)."""
+    ids = {id(p): None for p in params}
     for call in [c for c in _FINDINGS if c.untrained]:
-        if _trained_any(call.untrained, ids):
+        if _trained_any(call.untrained, ids) or _written_any(call):
             call.untrained = []
 
 
