@@ -142,6 +142,21 @@ def test_steps_stops_the_run_and_prints_the_checks():
     assert run.stdout.rstrip().endswith("freed_graph_report: stopped after 2 steps"), run.stdout
 
 
+def test_steps_leave_a_kept_graph_that_trains_nothing_unsaid():
+    """Cut off by --steps, an optimizer that steps less often may not have had its turn:
+    retained-graph-trains-nothing says nothing then (the diagnose page's promise); run to its end,
+    the same script is flagged."""
+    script = ROOT / "snippets" / "diagnose" / "check_retained_graph_trains_nothing.py"
+    for steps, want in ((["--steps", "2"], []), ([], ["retained-graph-trains-nothing"])):
+        run = subprocess.run(
+            [sys.executable, str(diagnosed.COMMAND), *steps, str(script)],
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 0, run
+        assert re.findall(r"^check: (\S+)", run.stdout, re.M) == want, run.stdout
+
+
 # The held-out corpus: wrong fixes a forum answer or the error message suggests, each with its
 # right fix, drawn into halves (split.yml, a seeded draw) before the checks were tuned on the
 # site's own wrong fixes; first_try.yml is what the command printed on each then. Rounds 2 to 6
@@ -556,6 +571,150 @@ for step in range(3):
     opt.step()
 """,
         "frozen-by-cut",
+    ),
+    # Review 15: a target kept with its graph on purpose, its .grad summed over the steps and
+    # applied by hand at the end (no optimizer holds it): trained, not run for nothing.
+    "kept_target_updated_by_hand": (
+        """\
+meta = nn.Linear(3, 1)
+x, z = torch.randn(16, 4), torch.randn(16, 3)
+target = meta(z)  # kept with its graph: meta learns from every step
+for step in range(3):
+    loss = nn.functional.mse_loss(model(x), target)
+    opt.zero_grad()
+    loss.backward(retain_graph=True)
+    opt.step()
+with torch.no_grad():
+    for p in meta.parameters():
+        p -= 0.01 * p.grad
+""",
+        "",
+    ),
+    # Review 15's misses, now flagged: the teacher trained by its own optimizer before its
+    # target was kept (that optimizer never steps again), and a gradient-norm log by grad()
+    # before each backward (it once made history-retained claim stale weights instead).
+    "kept_target_of_a_teacher_trained_before": (
+        """\
+teacher = nn.Linear(4, 1)
+t_opt = torch.optim.SGD(teacher.parameters(), lr=0.1)
+x = torch.randn(16, 4)
+for step in range(2):
+    t_opt.zero_grad()
+    teacher(x).pow(2).mean().backward()
+    t_opt.step()
+target = teacher(x)
+for step in range(3):
+    loss = nn.functional.mse_loss(model(x), target)
+    opt.zero_grad()
+    loss.backward(retain_graph=True)
+    opt.step()
+""",
+        "retained-graph-trains-nothing",
+    ),
+    "kept_target_with_a_gradient_norm_logged_first": (
+        """\
+teacher = nn.Linear(4, 1)
+x = torch.randn(16, 4)
+target = teacher(x)
+for step in range(3):
+    loss = nn.functional.mse_loss(model(x), target)
+    grads = torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)
+    norm = torch.stack([g.norm() for g in grads]).norm()
+    opt.zero_grad()
+    loss.backward(retain_graph=True)
+    opt.step()
+""",
+        "retained-graph-trains-nothing",
+    ),
+    # The diagnose page's limit (review 15's miss): a teacher kept as an average of the student,
+    # its targets made with their graph once per window of steps, written after the window's
+    # last backward: the write counts as training, and nothing is said.
+    "kept_target_of_an_average_teacher": (
+        """\
+teacher = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+x = torch.randn(16, 4)
+for step in range(6):
+    if step % 3 == 0:
+        target = teacher(x)
+    loss = nn.functional.mse_loss(model(x), target)
+    opt.zero_grad()
+    loss.backward(retain_graph=step % 3 != 2)
+    opt.step()
+    if step % 3 == 2:
+        with torch.no_grad():
+            for t, s in zip(teacher.parameters(), model.parameters()):
+                t.mul_(0.9).add_(s, alpha=0.1)
+""",
+        "",
+    ),
+    # A first-order inner step: learned inputs that reach the outer loss only through the
+    # inner gradient freeze, even after a warm start trained them; a model's weights that
+    # also reach it directly (first-order MAML) train, and nothing is said.
+    "first_order_step_after_a_warm_start": (
+        """\
+x_syn = nn.Parameter(torch.randn(4, 4))
+opt = torch.optim.SGD([x_syn], lr=0.1)
+opt.zero_grad()
+x_syn.pow(2).mean().backward()  # a warm start
+opt.step()
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+for step in range(3):
+    w = (0.1 * torch.randn(4, 1)).requires_grad_()
+    (g,) = torch.autograd.grad((x_syn @ w).pow(2).mean(), w)
+    loss = nn.functional.mse_loss(x @ (w - 0.5 * g), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+        "frozen-by-cut",
+    ),
+    "first_order_maml": (
+        """\
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+for step in range(3):
+    params = list(model.parameters())
+    inner = nn.functional.mse_loss(torch.func.functional_call(
+        model, dict(zip([n for n, _ in model.named_parameters()], params)), x), y)
+    grads = torch.autograd.grad(inner, params)  # first order, on purpose
+    fast = {n: p - 0.1 * g for (n, p), g in zip(model.named_parameters(), grads)}
+    loss = nn.functional.mse_loss(torch.func.functional_call(model, fast, x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+        "",
+    ),
+    # Round 6's VAE: a loss backpropagated as a term of another, then alone, counts twice;
+    # into disjoint inputs= it does not.
+    "term_backpropagated_after_its_sum": (
+        """\
+extra = nn.Linear(4, 1)
+opt = torch.optim.SGD([*model.parameters(), *extra.parameters()], lr=0.1)
+for step in range(2):
+    x = torch.randn(16, 4)
+    shared = model(x).pow(2).mean()
+    total = shared + extra(x).pow(2).mean()
+    opt.zero_grad()
+    total.backward(retain_graph=True)
+    shared.backward()
+    opt.step()
+""",
+        "double-backward",
+    ),
+    "term_and_sum_into_disjoint_inputs": (
+        """\
+extra = nn.Linear(4, 1)
+opt = torch.optim.SGD([*model.parameters(), *extra.parameters()], lr=0.1)
+for step in range(2):
+    x = torch.randn(16, 4)
+    shared = model(x).pow(2).mean()
+    total = shared + extra(x).pow(2).mean()
+    opt.zero_grad()
+    total.backward(inputs=list(extra.parameters()), retain_graph=True)
+    shared.backward(inputs=list(model.parameters()))
+    opt.step()
+""",
+        "",
     ),
 }
 

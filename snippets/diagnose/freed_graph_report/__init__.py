@@ -104,7 +104,9 @@ def main(argv):
     _STEPS[1] = steps
     try:
         with _watched():
-            runpy.run_path(argv[0], run_name="__main__")
+            # Its variables, kept until the checks are read: a check
+            # asks whether a tensor was written since the last step.
+            script = runpy.run_path(argv[0], run_name="__main__")
     except StepsDone:
         _print_checks()
         print(f"freed_graph_report: stopped after {steps} steps")
@@ -113,6 +115,7 @@ def main(argv):
         _print_checks()
         raise
     _print_checks()
+    del script
 
 
 def _steps(argv):

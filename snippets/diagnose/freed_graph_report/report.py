@@ -852,19 +852,21 @@ def _harm(f):
             "no optimizer trains: that part of the graph is computed "
             "at every step for nothing, and their .grad adds up"
         )
+    return _counted_twice(f)
+
+
+def _counted_twice(f):
+    """The harm of a loss backpropagated again into one step."""
     if f.part:
+        which = "this loss is a term of the one backpropagated there"
+    elif f.term:
+        which = "the loss backpropagated there is a term of this one"
+    else:
         return (
-            "this loss is a term of the one backpropagated there, and "
-            "its gradients were still in .grad: this step counts it "
-            "twice"
-        )
-    if f.term:
-        return (
-            "the loss backpropagated there is a term of this one, and "
-            "its gradients were still in .grad: this step counts it "
-            "twice"
+            "the gradients of that loss were still in .grad: this step "
+            "counts it twice"
         )
     return (
-        "the gradients of that loss were still in .grad: this step "
+        f"{which}, and its gradients were still in .grad: this step "
         "counts it twice"
     )

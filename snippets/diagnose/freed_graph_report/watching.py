@@ -632,13 +632,7 @@ def _replaced_under(kept, under, before):
     backward wrote a gradient into, and that your program replaced
     since with new leaves of their shape (a perturbation made anew
     at each step): no variable of yours holds them now."""
-    refs = {**kept.kept_versions, **kept.versions}
-    leaves = [
-        ref()
-        for i, (ref, _) in refs.items()
-        if i in under and ref() is not None
-    ]
-    leaves = [t for t in leaves if _added_to(t, before)]
+    leaves = _written_under(kept, under, before)
     if not leaves or not _REPLACED:
         return []
     return _REPLACED[0](leaves)
@@ -660,21 +654,33 @@ def _untrained_under(kept, under, call):
         or _LAST_STEP[0] < kept.number
     ):
         return []
-    refs = {**kept.kept_versions, **kept.versions}
-    found = [
-        ref
-        for i, (ref, _) in refs.items()
-        if i in under
-        and ref() is not None
-        and _added_to(ref(), call.grads_before)
-    ]
+    found = {
+        id(t): weakref.ref(t)
+        for t in _written_under(kept, under, call.grads_before)
+    }
     # Trained by a step since the graph was kept: not for nothing.
     for number, stepped in _STEPPED_WITH_GRAD:
-        if number > kept.number and _trained_any(found, stepped):
+        if number > kept.number and _trained_any(
+            found.values(), stepped
+        ):
             return []
-    for ref in found:
-        call.untrained_was[id(ref())] = (ref()._version, _print(ref()))
-    return found
+    for i, ref in found.items():
+        call.untrained_was[i] = (ref()._version, _print(ref()))
+    return list(found.values())
+
+
+def _written_under(kept, under, before):
+    """The leaves under `kept`'s graph (of the ids `under`) that the
+    backward() just run wrote a gradient into (`before`: the .grad
+    sums it found)."""
+    refs = {**kept.kept_versions, **kept.versions}
+    return [
+        t
+        for i, (ref, _) in refs.items()
+        if i in under
+        and (t := ref()) is not None
+        and _added_to(t, before)
+    ]
 
 
 def untrained(call):
@@ -709,8 +715,9 @@ def _written_any(call):
     return False
 
 
-def _trained_any(refs, ids):
-    return any(id(r()) in ids for r in refs if r() is not None)
+def _trained_any(refs, held):
+    """True if `held` (id: weak reference) holds one of these leaves."""
+    return any(_holds(held, r()) for r in refs if r() is not None)
 
 
 def _untrained_after_step(params):
@@ -718,9 +725,9 @@ def _untrained_after_step(params):
     that something wrote since, were not run again for nothing (asked
     at each step: by the end of the run, your variables may be
     gone)."""
-    ids = {id(p): None for p in params}
+    held = {id(p): weakref.ref(p) for p in params}
     for call in [c for c in _FINDINGS if c.untrained]:
-        if _trained_any(call.untrained, ids) or _written_any(call):
+        if _trained_any(call.untrained, held) or _written_any(call):
             call.untrained = []
 
 
