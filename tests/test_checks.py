@@ -316,7 +316,43 @@ for step in range(2):
     nn.functional.mse_loss(model(h), y).backward()
     opt.step()
 """
+_ONCE_LOSS = """from torch.autograd.function import once_differentiable
+class AbsLoss(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a - b)
+        return (a - b).abs().mean()
+    @staticmethod
+    {}
+    def backward(ctx, g):
+        (d,) = ctx.saved_tensors
+        return g * d.sign() / d.numel(), None
+for step in range(2):
+    x, y = torch.randn(16, 4), torch.randn(16, 1)
+    opt.zero_grad()
+    out = model(x)
+    loss = {}
+    (g,) = torch.autograd.grad(loss, out, create_graph=True)
+    (loss + g.pow(2).sum()).backward()
+    opt.step()
+"""
 NEAR = {
+    # A penalty on the gradient of a loss Function whose backward is @once_differentiable: at the
+    # root, the gradient comes back without a graph, and the penalty trains nothing.
+    "once_differentiable_loss_penalty": (
+        _ONCE_LOSS.format("@once_differentiable", "AbsLoss.apply(out, y)"),
+        "once-differentiable-gradient",
+    ),
+    # The same Function undecorated: its gradient keeps a graph. A loss linear in the output:
+    # a gradient with no graph, as is due, and no such Function in its graph.
+    "differentiable_loss_function_penalty": (
+        _ONCE_LOSS.format("# differentiable", "AbsLoss.apply(out, y)"),
+        "",
+    ),
+    "linear_loss_gradient_has_no_graph": (
+        _ONCE_LOSS.format("# differentiable", "out.sum()"),
+        "",
+    ),
     # A checkpointed dropout: its RNG state kept (the default), the recomputation draws the
     # forward's mask; not kept, another mask, and the gradient of a forward that never ran.
     "checkpoint_dropout_rng_state_kept": (_CHECKPOINTED.format(""), ""),

@@ -24,6 +24,7 @@ from .watching import (
     _FINDINGS,
     _GRAD_CUT,
     _LAST_STEP,
+    _ONCE_FOUND,
     _RECOMPUTED_DIFFER,
     _REPLACED,
     _SCALED_FOUND,
@@ -1225,6 +1226,9 @@ CHECKING = {
     "penalty_scaled": "a backward() of a loss computed from gradients "
     "that autograd.grad() took of a GradScaler's scaled output, never "
     "multiplied by the inverse of the scale",
+    "once_lost": "autograd.grad() with create_graph=True handed back "
+    "a gradient with no graph, and its graph held a Function whose "
+    "backward is marked @once_differentiable",
     "recomputed_differs": "a non-reentrant checkpoint's recomputation, "
     "in the backward, saved tensors of the same shapes as its forward "
     "did but with other values",
@@ -1238,6 +1242,10 @@ def findings():
     penalty, of gradients a GradScaler still scaled."""
     found = _cut_findings() + [_scaled(f) for f in _SCALED_FOUND]
     found += _differing()
+    found += [
+        _finding(once_lost=True, once=backward, taken=_frames(site))
+        for backward, site in _ONCE_FOUND
+    ]
     # A call may be noted twice (a dead term, and a kept graph rerun).
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
@@ -1304,6 +1312,7 @@ def _finding(**fields):
         "cut": None,
         "clip": None,
         "differ": None,
+        "once": None,
     }
     return Facts(**{**none, **fields})
 

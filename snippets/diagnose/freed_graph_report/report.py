@@ -609,6 +609,8 @@ def _sites(finding):
         return ("differ", _first_yours(finding.differ))
     if finding.penalty_scaled:
         return ("scaled", _first_yours(finding.taken))
+    if finding.once_lost:
+        return ("once", _first_yours(finding.taken))
     if finding.dead:
         return (
             "dead",
@@ -642,6 +644,8 @@ def _check_text(check, f, times):
         return out + _penalty_text(check, f)
     if f.differ:
         return out + _differ_text(check, f)
+    if f.once_lost:
+        return out + _once_text(check, f)
     out += [
         f"  kept at  {_where_called(f.kept)}",
         f"  ran at   {_where_called(f.call)}",
@@ -788,6 +792,41 @@ def _penalty_text(check, f):
         f"  multiply the gradients from {line} by 1 / "
         "scaler.get_scale() before the penalty uses them",
         f"see: {SITE}scenarios/amp/#fix-gradient-penalty",
+    ]
+
+
+def _once_text(check, f):
+    code = f.once.__code__
+    path, line = code.co_filename, code.co_firstlineno
+    # Decorators first: the line that names this one, else the def.
+    for n in range(line, line + 8):
+        text = linecache.getline(path, n)
+        if "once_differentiable" in text or text.lstrip()[:4] == "def ":
+            line = n
+            break
+    name = f.once.__qualname__
+    where = (
+        f"write {name} with differentiable torch operations and remove "
+        f"@once_differentiable (line {line}), or drop the higher-order "
+        "term"
+    )
+    if _is_library(path):
+        where = (
+            f"{name} ({_package(path) or 'torch'}) cannot be "
+            "differentiated twice: drop the higher-order term, or use "
+            "an operation with a double backward there"
+        )
+    return [
+        f"  taken at  {_first_yours(f.taken)}",
+        f"  marked at {_line((path, line, name))}",
+        "harm:     create_graph=True, yet the gradient has no graph: "
+        "that backward runs under no_grad, and at the root of the "
+        "graph nothing marks its result; a penalty made from it adds "
+        "nothing to any parameter's gradient",
+        f"why:      {SITE}{check.see}",
+        "fix: differentiable backward",
+        f"  {where}",
+        f"see: {SITE}{check.see}",
     ]
 
 

@@ -871,6 +871,18 @@ def _stale_cut_value(f):
 
 
 @check(
+    "once-differentiable-gradient",
+    "scenarios/custom-function/#once-differentiable",
+)
+def _once_differentiable_gradient(f):
+    """autograd.grad() was asked for a gradient with a graph
+    (create_graph=True) and handed back one without: a backward marked
+    @once_differentiable ran at the root of the graph, under no_grad,
+    so a penalty made from that gradient trains nothing."""
+    return f.once_lost
+
+
+@check(
     "checkpoint-recomputed-differs",
     "scenarios/checkpoint/#closure-rebound",
 )

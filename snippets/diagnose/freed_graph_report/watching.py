@@ -23,6 +23,7 @@ from collections import deque
 
 import torch
 import torch.utils._pytree as pytree
+from torch.autograd.function import once_differentiable
 from torch.optim.optimizer import (
     register_optimizer_step_post_hook,
     register_optimizer_step_pre_hook,
@@ -1108,6 +1109,7 @@ def _wrap(real, kind, reporter):
                 _cut_by_grad(tensors, _as_list(result))
             elif kind == "autograd.grad()":
                 _scaled_grads(tensors, _as_list(result), site)
+                _once_at_root(roots, _as_list(result), site)
             elif keep and not create:
                 _MARKING.reads(site)  # .grad, read before its next use
             return result
@@ -1760,6 +1762,34 @@ def _cut_by_grad(tensors, grads):
 
 _GRAD_CUT = "autograd.grad() without create_graph=True"
 
+# The wrapper once_differentiable puts around a backward: one code
+# object for every Function it decorates.
+_ONCE = once_differentiable(lambda ctx: None).__code__
+_ONCE_FOUND = deque(maxlen=256)  # (the decorated backward, site)
+
+
+def _once_at_root(roots, grads, site, most=2000):
+    """A grad() with create_graph=True whose gradients came back with
+    no graph, through a @once_differentiable backward: it runs under
+    no_grad, and marks its result only where the gradient it is given
+    has a graph, which at the root of the graph it has not."""
+    if not _CUTTING[0] or all(
+        g is None or g.requires_grad for g in grads
+    ):
+        return
+    seen, todo = set(), list(roots)
+    while todo and len(seen) < most:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        cls = getattr(node, "_forward_cls", None)
+        backward = getattr(cls, "backward", None)
+        if getattr(backward, "__code__", None) is _ONCE:
+            _ONCE_FOUND.append((backward.__wrapped__, site))
+            return
+        todo += _children(node)
+
 
 def _leaves_of(tensors, most=20000):
     """Weak references to the leaves with a graph (parameters) that
@@ -2017,7 +2047,7 @@ def _forget_runs():
         _FINDINGS, _STEPPED_WITH_GRAD, _UNDER_KEPT,
         _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE,
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
-        _RECOMPUTED_DIFFER,
+        _RECOMPUTED_DIFFER, _ONCE_FOUND,
     ):  # fmt: skip
         kept.clear()
 
