@@ -725,6 +725,7 @@ def _cut_text(check, f):
         ]
     return [
         f"  cut at   {_first_yours(_frames(f.cut.site))}",
+        *_inside(_frames(f.cut.site)),
         f"harm:     {harm}",
         f"why:      {SITE}{why}",
         *fix,
