@@ -588,7 +588,8 @@ def check_lines():
             continue
         if CHECKS.index(check) < CHECKS.index(group[0]):
             group[:2] = check, finding
-        group[2] += 1
+        call = getattr(finding, "call", None)
+        group[2] += 1 + getattr(call, "merged", 0)
     if not groups:
         return []
     out = ["freed_graph_report: check of this run"]

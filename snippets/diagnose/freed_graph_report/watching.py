@@ -220,6 +220,9 @@ class _Call:
         # backward inside a backward (a reentrant checkpoint's, a
         # reversible layer's, a custom Function's).
         self.within = None
+        # As a finding: later calls that ran the same kept graph again
+        # from the same line, for the same reason, counted here.
+        self.merged = 0
 
     @property
     def site(self):
@@ -624,8 +627,36 @@ def _note_rerun(call, kept, roots, reporter):
         ]
         untrained(call)  # trained by a step since the graph was kept
     if call.stale or call.double or call.replaced or call.untrained:
+        same = _repeats(call)
+        if same is not None:  # a loop's steps: one finding, counted
+            same.merged += 1
+            return
         _FINDINGS.append(call)
         reporter.rerun(call, roots)
+
+
+def _why(call):
+    return (
+        bool(call.stale),
+        bool(call.double),
+        bool(call.replaced),
+        bool(call.untrained),
+    )
+
+
+def _repeats(call):
+    """The finding this rerun repeats: the same kept graph run again
+    from the same line of yours, for the same reasons (at every step
+    of a loop: one finding to keep, and one report to build)."""
+    line, why = _yours(call.site)[-1:], _why(call)
+    for c in reversed(_FINDINGS):
+        if (
+            c.rerun is call.rerun
+            and _why(c) == why
+            and _yours(c.site)[-1:] == line
+        ):
+            return c
+    return None
 
 
 def _replaced_under(kept, under, before):
