@@ -172,6 +172,7 @@ HALVES = {
     "round_4": "Round 4, held out",
     "round_5": "Round 5, held out",
     "round_6": "Round 6, held out",
+    "round_7": "Round 7, held out",
 }
 
 
