@@ -354,6 +354,24 @@ NEAR = {
         _ONCE_LOSS.format("# differentiable", "out.sum()"),
         "",
     ),
+    # Under custom_bwd too (review 16); and a gradient constant by itself, taken while such a
+    # Function elsewhere in the loss never runs (review 16's false alarm: the whole graph was
+    # searched).
+    "once_differentiable_under_custom_bwd": (
+        _ONCE_LOSS.replace(
+            "    def forward", '    @torch.amp.custom_fwd(device_type="cpu")\n    def forward'
+        )
+        .replace("    {}\n", '    @torch.amp.custom_bwd(device_type="cpu")\n    {}\n')
+        .format("@once_differentiable", "AbsLoss.apply(out, y)"),
+        "once-differentiable-gradient",
+    ),
+    "once_differentiable_elsewhere_in_the_loss": (
+        _ONCE_LOSS.format(
+            "@once_differentiable",
+            "AbsLoss.apply(torch.randn(16, 1, requires_grad=True), y) + out.sum()",
+        ),
+        "",
+    ),
     # A checkpointed dropout: its RNG state kept (the default), the recomputation draws the
     # forward's mask; not kept, another mask, and the gradient of a forward that never ran.
     "checkpoint_dropout_rng_state_kept": (_CHECKPOINTED.format(""), ""),
@@ -902,6 +920,34 @@ def test_programs_near_the_checks(name, tmp_path):
     assert result.error is None, f"{name}: {result.error}"
     said = re.findall(r"^check: (\S+)", result.stdout, re.M)
     assert said == ([want] if want else []), f"{name}:\n{result.stdout}"
+
+
+def test_a_graph_run_again_at_every_step_is_counted_once_per_call(tmp_path):
+    """A target kept with its graph and run again at each of 6 steps, by a loss that also sums a
+    gradient term with no graph: each check counts each call once (review 16: reruns merged
+    into one finding were counted in the dead term's line too, and twice in their own)."""
+    script = tmp_path / "kept_target_and_dead_term.py"
+    script.write_text(
+        _MODEL
+        + """teacher = nn.Linear(4, 1)
+x = torch.randn(8, 4)
+target = teacher(x)
+for step in range(6):
+    xi = x.clone().requires_grad_()
+    out = model(xi)
+    (gx,) = torch.autograd.grad(out.sum(), xi, retain_graph=True)
+    loss = ((out - target) ** 2).mean() + gx.pow(2).sum()
+    opt.zero_grad()
+    loss.backward(retain_graph=True)
+    opt.step()
+"""
+    )
+    result = run_script(diagnosed.driver(), str(script), tmp_path, diagnosed.baseline())
+    said = re.findall(r"^check: (.+)$", result.stdout, re.M)
+    assert said == [
+        "gradient-term-adds-nothing (at 6 backward calls)",
+        "retained-graph-trains-nothing (at 5 backward calls)",
+    ], result.stdout
 
 
 def test_a_cut_under_no_grad_names_every_layer_it_ran(tmp_path):

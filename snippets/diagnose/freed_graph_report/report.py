@@ -588,8 +588,10 @@ def check_lines():
             continue
         if CHECKS.index(check) < CHECKS.index(group[0]):
             group[:2] = check, finding
-        call = getattr(finding, "call", None)
-        group[2] += 1 + getattr(call, "merged", 0)
+        # A rerun finding counts the reruns merged into it.
+        call = None if finding.dead else getattr(finding, "call", None)
+        merged = getattr(call, "merged", 0)
+        group[2] += 1 + merged
     if not groups:
         return []
     out = ["freed_graph_report: check of this run"]

@@ -630,6 +630,8 @@ def _note_rerun(call, kept, roots, reporter):
         same = _repeats(call)
         if same is not None:  # a loop's steps: one finding, counted
             same.merged += 1
+            call.stale, call.double = [], None
+            call.replaced, call.untrained = [], []
             return
         _FINDINGS.append(call)
         reporter.rerun(call, roots)
@@ -638,6 +640,7 @@ def _note_rerun(call, kept, roots, reporter):
 def _why(call):
     return (
         bool(call.stale),
+        call.reruns > 1,  # history: the graphs of several calls
         bool(call.double),
         bool(call.replaced),
         bool(call.untrained),
@@ -651,7 +654,8 @@ def _repeats(call):
     line, why = _yours(call.site)[-1:], _why(call)
     for c in reversed(_FINDINGS):
         if (
-            c.rerun is call.rerun
+            c is not call  # noted already, for a dead term
+            and c.rerun is call.rerun
             and _why(c) == why
             and _yours(c.site)[-1:] == line
         ):
@@ -1140,7 +1144,7 @@ def _wrap(real, kind, reporter):
                 _cut_by_grad(tensors, _as_list(result))
             elif kind == "autograd.grad()":
                 _scaled_grads(tensors, _as_list(result), site)
-                _once_at_root(roots, _as_list(result), site)
+                _once_at_root(roots, inputs, _as_list(result), site)
             elif keep and not create:
                 _MARKING.reads(site)  # .grad, read before its next use
             return result
@@ -1799,27 +1803,38 @@ _ONCE = once_differentiable(lambda ctx: None).__code__
 _ONCE_FOUND = deque(maxlen=256)  # (the decorated backward, site)
 
 
-def _once_at_root(roots, grads, site, most=2000):
-    """A grad() with create_graph=True whose gradients came back with
-    no graph, through a @once_differentiable backward: it runs under
-    no_grad, and marks its result only where the gradient it is given
-    has a graph, which at the root of the graph it has not."""
-    if not _CUTTING[0] or all(
-        g is None or g.requires_grad for g in grads
-    ):
+def _once_at_root(roots, inputs, grads, site):
+    """A grad() of your code with create_graph=True that handed back a
+    gradient with no graph, where a @once_differentiable backward ran
+    on a way to that input: it runs under no_grad, and marks its
+    result only where the gradient it is given has a graph, which at
+    the root of the graph (or below operations whose gradient is a
+    constant) it has not."""
+    lost = [
+        t
+        for t, g in zip(inputs, grads)
+        if g is not None and not g.requires_grad
+    ]
+    if not lost or _caller(_frames(site)) is not None:
         return
-    seen, todo = set(), list(roots)
-    while todo and len(seen) < most:
-        node = todo.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        cls = getattr(node, "_forward_cls", None)
-        backward = getattr(cls, "backward", None)
-        if getattr(backward, "__code__", None) is _ONCE:
-            _ONCE_FOUND.append((backward.__wrapped__, site))
-            return
-        todo += _children(node)
+    with contextlib.suppress(Exception):  # never the program's error
+        edge = torch.autograd.graph.get_gradient_edge
+        for node in _ran_by(roots, [edge(t).node for t in lost], False):
+            backward = _once_backward(node)
+            if backward is not None:
+                _ONCE_FOUND.append((backward, site))
+                return
+
+
+def _once_backward(node):
+    """The backward a @once_differentiable marks, for a custom
+    Function's node (under other decorators too: custom_bwd's)."""
+    fn = getattr(getattr(node, "_forward_cls", None), "backward", None)
+    for _ in range(8):
+        if fn is None or getattr(fn, "__code__", None) is _ONCE:
+            break
+        fn = getattr(fn, "__wrapped__", None)
+    return getattr(fn, "__wrapped__", None)
 
 
 def _leaves_of(tensors, most=20000):
