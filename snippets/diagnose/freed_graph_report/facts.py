@@ -36,6 +36,7 @@ from .watching import (
     _caller,
     _calls,
     _chain,
+    _changed_after,
     _children,
     _copies,
     _differs,
@@ -150,6 +151,10 @@ DECIDING = {
     "backward, the value leaves it those)",
     "other_model": "this loss trains another optimizer's parameters "
     "than those behind the value",
+    "retrained": "the backward that freed it ran from the same line of "
+    "yours as this one (its run before), and a step since used the "
+    "gradient it wrote through the value into parameters reached only "
+    "through it: that loss has trained them through it once",
     "gan_like": "the earlier loss trained, besides the value, only "
     "other optimizers' parameters, and this one trains nothing it did "
     "not (a GAN's discriminator step)",
@@ -288,6 +293,8 @@ def _read_changes(f, graph, outs):
         cleared=not mine and graph.cleared(by),
         grads_cleared=graph.cleared(by),
         updates_left_it=bool(changed_since(by)) and not changed,
+        retrained=_yours(by.site)[-1:] == _yours(f.site)[-1:]
+        and any(_changed_after(t, by.number) for t in f._only.values()),
     )
 
 

@@ -614,6 +614,16 @@ def _stale_changed_by_hand(f):
     return f.stale and f.by_hand
 
 
+@rule("stale-trained-through", "recompute", "value")
+def _stale_trained_through(f):
+    """Built after the backward, the value stale, and this loss trains
+    another optimizer's parameters than those behind the value, yet
+    its own run before, from the same line, trained those through it
+    (a step used what it wrote): a value to make again for each run
+    (a generator's step on a fake that an earlier step consumed)."""
+    return f.stale and f.other_model and f.retrained
+
+
 @rule(
     "stale-other-model",
     [(Q_OTHER_MODEL, "detach"), (Q_TRAIN_THROUGH, "recompute")],
