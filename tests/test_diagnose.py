@@ -1280,6 +1280,25 @@ STATE_NAMED = {
 # (recompute); a third review: a positional encoding cached on the module, the model's output
 # kept in a variable, which a Linear made as the cache was (recompute).
 DECIDED = {
+    # stale-trained-through (batch 29's SinGAN, reduced): the generator's second step scores the
+    # fake its first step backpropagated through and stepped on: make it again.
+    "generator_steps_on_one_fake": (
+        "recompute",
+        """\
+G, D = nn.Linear(4, 8), nn.Linear(8, 1)
+opt_g = torch.optim.Adam(G.parameters(), 1e-3)
+opt_d = torch.optim.Adam(D.parameters(), 1e-3)
+for it in range(2):
+    fake = G(torch.randn(16, 4))
+    opt_d.zero_grad()
+    (D(fake.detach()).mean() - D(torch.randn(16, 8)).mean()).backward()
+    opt_d.step()
+    for j in range(2):
+        opt_g.zero_grad()
+        (-D(fake).mean()).backward()
+        opt_g.step()
+""",
+    ),
     # Batch 23's SPD program, looked at: a grad() whose gradient nothing read (thrown away) freed
     # the graph this loss is built on. create_graph=True there changes nothing; the penalty next
     # to it, which reads its gradient, still gets it.
@@ -1548,6 +1567,25 @@ for w in range(0, 10, 4):
 # state handed on after the step. The right fix (recompute) must stay in the answer; alone is
 # better.
 AMONG = {
+    # stale-trained-through's neighbour: a discriminator stepped twice on one fake frees it at
+    # its own line too, but its step trains only the discriminator (the fake is its input).
+    "discriminator_steps_on_one_fake": (
+        "detach",
+        """\
+G, D = nn.Linear(4, 8), nn.Linear(8, 1)
+opt_g = torch.optim.Adam(G.parameters(), 1e-3)
+opt_d = torch.optim.Adam(D.parameters(), 1e-3)
+for it in range(2):
+    fake = G(torch.randn(16, 4))
+    for j in range(2):
+        opt_d.zero_grad()
+        (D(fake).mean() - D(torch.randn(16, 8)).mean()).backward()
+        opt_d.step()
+    opt_g.zero_grad()
+    (-D(G(torch.randn(16, 4))).mean()).backward()
+    opt_g.step()
+""",
+    ),
     "cache_handed_back_through_the_call": (
         "recompute",
         """\
