@@ -1567,6 +1567,31 @@ for w in range(0, 10, 4):
 # state handed on after the step. The right fix (recompute) must stay in the answer; alone is
 # better.
 AMONG = {
+    # stale-trained-through's first version answered recompute alone here: advantages kept with
+    # the critic's graph, read by the actor's loss at each epoch, the critic stepped by its own
+    # optimizer; but the actor's step trains the actor too (the advantages are its inputs).
+    "actor_loss_reads_advantages_kept_with_the_critic": (
+        "detach",
+        """\
+actor, critic = nn.Linear(4, 2), nn.Linear(4, 1)
+opt_a = torch.optim.Adam(actor.parameters(), 1e-3)
+opt_c = torch.optim.Adam(critic.parameters(), 1e-3)
+obs, act, ret = torch.randn(32, 4), torch.randint(0, 2, (32,)), torch.randn(32)
+with torch.no_grad():
+    old_logp = torch.log_softmax(actor(obs), -1)[torch.arange(32), act]
+adv = ret - critic(obs).squeeze(-1)
+for epoch in range(3):
+    logp = torch.log_softmax(actor(obs), -1)[torch.arange(32), act]
+    actor_loss = -((logp - old_logp).exp() * adv).mean()
+    opt_a.zero_grad()
+    actor_loss.backward()
+    opt_a.step()
+    critic_loss = (critic(obs).squeeze(-1) - ret).pow(2).mean()
+    opt_c.zero_grad()
+    critic_loss.backward()
+    opt_c.step()
+""",
+    ),
     # stale-trained-through's neighbour: a discriminator stepped twice on one fake frees it at
     # its own line too, but its step trains only the discriminator (the fake is its input).
     "discriminator_steps_on_one_fake": (

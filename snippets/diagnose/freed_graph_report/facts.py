@@ -152,9 +152,10 @@ DECIDING = {
     "other_model": "this loss trains another optimizer's parameters "
     "than those behind the value",
     "retrained": "the backward that freed it ran from the same line of "
-    "yours as this one (its run before), and a step since used the "
+    "yours as this one (its run before), a step since used the "
     "gradient it wrote through the value into parameters reached only "
-    "through it: that loss has trained them through it once",
+    "through it, and none stepped those it reaches without the value: "
+    "that loss trains them through it, not the others",
     "gan_like": "the earlier loss trained, besides the value, only "
     "other optimizers' parameters, and this one trains nothing it did "
     "not (a GAN's discriminator step)",
@@ -245,6 +246,7 @@ def _read_owners(f, graph):
         outside_names=_names(outside) if outside else [],
         _through=through,
         _only=only,
+        _outside=outside,
         _trained=trained,
         _every=every,
         earlier_outside=any(
@@ -294,7 +296,10 @@ def _read_changes(f, graph, outs):
         grads_cleared=graph.cleared(by),
         updates_left_it=bool(changed_since(by)) and not changed,
         retrained=_yours(by.site)[-1:] == _yours(f.site)[-1:]
-        and any(_changed_after(t, by.number) for t in f._only.values()),
+        and any(_changed_after(t, by.number) for t in f._only.values())
+        and not any(
+            _changed_after(t, by.number) for t in f._outside.values()
+        ),
     )
 
 

@@ -619,8 +619,10 @@ def _stale_trained_through(f):
     """Built after the backward, the value stale, and this loss trains
     another optimizer's parameters than those behind the value, yet
     its own run before, from the same line, trained those through it
-    (a step used what it wrote): a value to make again for each run
-    (a generator's step on a fake that an earlier step consumed)."""
+    (a step used what it wrote) and no step trained the others since:
+    a value to make again for each run (a generator's step on a fake
+    that an earlier step consumed; an actor's loss whose step trains
+    the actor reads its advantages as inputs, and still asks)."""
     return f.stale and f.other_model and f.retrained
 
 
