@@ -652,15 +652,23 @@ def _repeats(call):
     from the same line of yours, for the same reasons (at every step
     of a loop: one finding to keep, and one report to build)."""
     line, why = _yours(call.site)[-1:], _why(call)
+    kept = _kept_line(call)
     for c in reversed(_FINDINGS):
         if (
             c is not call  # noted already, for a dead term
-            and c.rerun is call.rerun
             and _why(c) == why
             and _yours(c.site)[-1:] == line
+            and _kept_line(c) == kept
         ):
             return c
     return None
+
+
+def _kept_line(call):
+    """Your line that kept the graph a rerun ran again (a loss made
+    anew at each step, backpropagated twice: one line, many calls)."""
+    kept = call.double or call.rerun
+    return _yours(kept.site)[-1:] if kept is not None else None
 
 
 def _replaced_under(kept, under, before):
