@@ -950,6 +950,26 @@ for step in range(6):
     ], result.stdout
 
 
+def test_a_mistake_made_at_every_step_is_counted_past_the_findings_kept(tmp_path):
+    """A loss backpropagated twice at each of 260 steps, its graph new each time: one finding for
+    the two lines, counted at every step (the 256 findings kept once capped the count)."""
+    script = tmp_path / "twice_at_every_step.py"
+    script.write_text(
+        _MODEL
+        + """x, y = torch.randn(16, 4), torch.randn(16, 1)
+for step in range(260):
+    opt.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward(retain_graph=True)
+    loss.backward()
+    opt.step()
+"""
+    )
+    result = run_script(diagnosed.driver(), str(script), tmp_path, diagnosed.baseline())
+    said = re.findall(r"^check: (.+)$", result.stdout, re.M)
+    assert said == ["double-backward (at 260 backward calls)"], result.stdout
+
+
 def test_a_cut_under_no_grad_names_every_layer_it_ran(tmp_path):
     """Each layer of one forward under no_grad is a cut of its own: the report names the
     parameters of all of them, not only the last layer's."""

@@ -174,8 +174,10 @@ for epoch in range(niter):
         )
         rec_loss.backward(retain_graph=True)
         optimizerG.step()
+        if j == 0:
+            first = errG.item()
         print(
-            f"epoch {epoch}, G step {j}: errG {errG.item():.4f}, "
-            f"rec_loss {rec_loss.item():.4f}, netG gets a gradient "
-            f"from errG: {from_errG}"
+            f"epoch {epoch}, G step {j}: errG as at the epoch's first "
+            f"step: {errG.item() == first}, netG gets a gradient from "
+            f"errG: {from_errG}"
         )

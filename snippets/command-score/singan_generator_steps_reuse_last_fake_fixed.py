@@ -197,8 +197,9 @@ for epoch in range(niter):
             for r, p in zip(ref, netG.parameters())
         )
         optimizerG.step()
+        # The losses' values depend on the CPU's kernels after a few
+        # Adam steps; the comparison does not.
         print(
-            f"epoch {epoch}, G step {j}: errG {errG.item():.4f}, "
-            f"rec_loss {rec_loss.item():.4f}, netG grads = the losses "
-            f"made again from scratch: {same}"
+            f"epoch {epoch}, G step {j}: netG grads = the losses made "
+            f"again from scratch: {same}"
         )
