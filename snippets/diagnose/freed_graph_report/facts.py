@@ -202,6 +202,17 @@ def read(roots, site, outs=None, failed=False):
     return facts
 
 
+def _unowned(every, old, new):
+    """The tensors reached only through the value (in `old`, not in
+    `new`) that none of the optimizers `every` owns."""
+    if not every:
+        return {}
+    owned = _owned(every)
+    return {
+        i: t for i, t in old.items() if i not in new and i not in owned
+    }
+
+
 def _read_owners(f, graph):
     """Who trains what: the optimizers that own a leaf here (with none,
     a program that updates by hand: every leaf counts as trained)."""
@@ -212,14 +223,7 @@ def _read_owners(f, graph):
     new, old = graph.leaves_new, graph.leaves_old
     through = {i: t for i, t in old.items() if i in trained}
     only = {i: t for i, t in through.items() if i not in new}
-    unowned = {}
-    if every:
-        owned = _owned(every)
-        unowned = {
-            i: t
-            for i, t in old.items()
-            if i not in new and i not in owned
-        }
+    unowned = _unowned(every, old, new)
     outside = {i: t for i, t in new.items() if i in trained}
     theirs = _owners(set(outside), opts)
     loose = unowned if every else only
@@ -1238,9 +1242,10 @@ CHECKING = {
     "penalty_scaled": "a backward() of a loss computed from gradients "
     "that autograd.grad() took of a GradScaler's scaled output, never "
     "multiplied by the inverse of the scale",
-    "once_lost": "autograd.grad() with create_graph=True handed back "
-    "a gradient with no graph, and its graph held a Function whose "
-    "backward is marked @once_differentiable",
+    "once_lost": "autograd.grad() with create_graph=True, called by "
+    "your code, handed back a gradient with no graph, and a Function "
+    "whose backward is marked @once_differentiable ran on the way to "
+    "that input",
     "recomputed_differs": "a non-reentrant checkpoint's recomputation, "
     "in the backward, saved tensors of the same shapes as its forward "
     "did but with other values",

@@ -703,6 +703,18 @@ def _cut_text(check, f):
             f"through it: the loss reads {its} old values, and {gets} "
             "no gradient"
         )
+    why, fix = _cut_fix(check, f, line, shown, names)
+    return [
+        f"  cut at   {_first_yours(_frames(f.cut.site))}",
+        *_inside(_frames(f.cut.site)),
+        f"harm:     {harm}",
+        f"why:      {SITE}{why}",
+        *fix,
+    ]
+
+
+def _cut_fix(check, f, line, shown, names):
+    """The page a cut's check links to, and its fix lines."""
     fix = [
         "fix: recompute",
         f"  compute the value inside each step, with its graph, in "
@@ -726,13 +738,7 @@ def _cut_text(check, f):
             "checkpoint() as an argument",
             f"see: {SITE}scenarios/nested-backward/#fix-pass-it-in",
         ]
-    return [
-        f"  cut at   {_first_yours(_frames(f.cut.site))}",
-        *_inside(_frames(f.cut.site)),
-        f"harm:     {harm}",
-        f"why:      {SITE}{why}",
-        *fix,
-    ]
+    return why, fix
 
 
 def _steps_after(n):

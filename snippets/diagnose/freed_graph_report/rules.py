@@ -889,8 +889,9 @@ def _stale_cut_value(f):
 def _once_differentiable_gradient(f):
     """autograd.grad() was asked for a gradient with a graph
     (create_graph=True) and handed back one without: a backward marked
-    @once_differentiable ran at the root of the graph, under no_grad,
-    so a penalty made from that gradient trains nothing."""
+    @once_differentiable ran on the way, under no_grad, given a
+    gradient with no graph (at the root of the graph), so a penalty
+    made from that gradient trains nothing."""
     return f.once_lost
 
 

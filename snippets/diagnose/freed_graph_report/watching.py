@@ -1840,9 +1840,9 @@ def _once_backward(node):
     fn = getattr(getattr(node, "_forward_cls", None), "backward", None)
     for _ in range(8):
         if fn is None or getattr(fn, "__code__", None) is _ONCE:
-            break
+            return getattr(fn, "__wrapped__", None)
         fn = getattr(fn, "__wrapped__", None)
-    return getattr(fn, "__wrapped__", None)
+    return None
 
 
 def _leaves_of(tensors, most=20000):
