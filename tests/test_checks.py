@@ -337,7 +337,45 @@ for step in range(2):
     (loss + g.pow(2).sum()).backward()
     opt.step()
 """
+_GAN = """G, D = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+opt_g, opt_d = torch.optim.SGD(G.parameters(), lr=0.1), torch.optim.SGD(D.parameters(), lr=0.1)
+for step in range(4):
+    z, real = torch.randn(8, 4), torch.randn(8, 4)
+    fake = G(z)
+    opt_d.zero_grad()
+    (D(fake.detach()).mean() - D(real).mean()).backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    {}
+    adv.backward()
+    (G(real) - real).pow(2).mean().backward()
+    opt_g.step()
+"""
 NEAR = {
+    # A generator's adversarial loss on fake.detach(), its reconstruction loss apart: the
+    # adversarial backward writes only D's gradients, which D's next zero_grad clears unused
+    # after G's step. On fake, it trains G (D's share is cleared as in every GAN); with a hook
+    # registered, the backward may be for the hook: not watched.
+    "generator_loss_on_detached_fake": (
+        _GAN.format("adv = -D(fake.detach()).mean()"),
+        "backward-trains-nothing",
+    ),
+    "generator_loss_on_fake": (_GAN.format("adv = -D(fake).mean()"), ""),
+    "generator_loss_on_detached_fake_hooked": (
+        _GAN.format(
+            "h = D[0](fake.detach())\n    h.register_hook(print)\n    adv = -D[2](h.tanh()).mean()"
+        ),
+        "",
+    ),
+    # An input's gradient read for an attack, the model's gradients cleared before its step: no
+    # step passed them (and the input's own gradient is no optimizer's).
+    "attack_gradient_then_training_step": (
+        _GAN.format(
+            "x = real.clone().requires_grad_()\n    D(x).sum().backward()\n"
+            "    adv = -D(fake).mean() + 0 * x.grad.sign().sum()"
+        ),
+        "",
+    ),
     # A penalty on the gradient of a loss Function whose backward is @once_differentiable: at the
     # root, the gradient comes back without a graph, and the penalty trains nothing.
     "once_differentiable_loss_penalty": (

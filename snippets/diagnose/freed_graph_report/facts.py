@@ -31,6 +31,7 @@ from .watching import (
     _STALE,
     _STEPPED,
     _TORCH_DIR,
+    _UNUSED,
     RAN,
     ROOT,
     _caller,
@@ -45,6 +46,7 @@ from .watching import (
     _is_here,
     _is_leaf,
     _is_library,
+    _look_waiting,
     _made,
     _name,
     _package,
@@ -1246,6 +1248,10 @@ CHECKING = {
     "your code, handed back a gradient with no graph, and a Function "
     "whose backward is marked @once_differentiable ran on the way to "
     "that input",
+    "unused": "a backward() whose every gradient went to parameters "
+    "an optimizer holds, which another optimizer's step passed and a "
+    "clear (zero_grad) then dropped unused, at every run of its line "
+    "(no hook registered)",
     "recomputed_differs": "a non-reentrant checkpoint's recomputation, "
     "in the backward, saved tensors of the same shapes as its forward "
     "did but with other values",
@@ -1263,6 +1269,7 @@ def findings():
         _finding(once_lost=True, once=backward, taken=_frames(site))
         for backward, site in _ONCE_FOUND
     ]
+    found += _unused({f.cut for f in found if f.cut and f.frozen})
     # A call may be noted twice (a dead term, and a kept graph rerun).
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
@@ -1403,3 +1410,40 @@ def _dead(call):
         read=read,
         summed=call.dead[1],
     )
+
+
+def _unused(frozen):
+    """A finding for each backward() whose gradients were all cleared
+    unused after another optimizer's step, from a line of your code
+    none of whose runs had a gradient used (a loss meant to train
+    nothing there would not be backpropagated), unless a cut it read
+    froze parameters (that check says it)."""
+    _look_waiting()
+    lines = {}
+    for call in _UNUSED:
+        lines.setdefault(_call_line(call), []).append(call)
+    for call in _calls() if lines else ():
+        if call.used and _call_line(call) in lines:
+            del lines[_call_line(call)]
+    return [
+        _finding(
+            unused=True,
+            call=call,
+            cuts=call.cuts,
+            names=call.names or _names(_leaves(call)),
+        )
+        for calls in lines.values()
+        for call in calls
+        if not frozen.intersection(call.cuts)
+    ]
+
+
+def _call_line(call):
+    mine = _yours(call.site)
+    return mine[-1][:2] if mine else tuple(call.site)
+
+
+def _leaves(call):
+    """id: leaf, for the leaves alive that the call wrote to."""
+    alive = [ref() for ref, _ in call.versions.values()]
+    return {id(t): t for t in alive if t is not None}

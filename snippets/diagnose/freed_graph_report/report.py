@@ -614,6 +614,8 @@ def _sites(finding):
         return ("scaled", _first_yours(finding.taken))
     if finding.once_lost:
         return ("once", _first_yours(finding.taken))
+    if finding.unused:
+        return ("unused", _where_called(finding.call))
     if finding.dead:
         return (
             "dead",
@@ -649,6 +651,8 @@ def _check_text(check, f, times):
         return out + _differ_text(check, f)
     if f.once_lost:
         return out + _once_text(check, f)
+    if f.unused:
+        return out + _unused_text(check, f)
     out += [
         f"  kept at  {_where_called(f.kept)}",
         f"  ran at   {_where_called(f.call)}",
@@ -802,6 +806,45 @@ def _penalty_text(check, f):
         f"  multiply the gradients from {line} by 1 / "
         "scaler.get_scale() before the penalty uses them",
         f"see: {SITE}scenarios/amp/#fix-gradient-penalty",
+    ]
+
+
+def _unused_text(check, f):
+    cut = f.cuts[0] if f.cuts else None
+    shown = _shorten(f.names)
+    tops = {n.split(".")[0] if "." in n else n for n in f.names}
+    if len(f.names) > 4 and len(tops) == 1:
+        shown = f"the {len(f.names)} parameters of {tops.pop()}"
+    harm = (
+        f"its gradients went only to {shown}, which an optimizer "
+        "holds; another optimizer stepped, and they were cleared "
+        "before any step used them: this loss trains nothing"
+    )
+    if cut is None:
+        return [
+            f"  ran at   {_where_called(f.call)}",
+            f"harm:     {harm}",
+            f"why:      {SITE}{check.see}",
+            "fix: train what it should",
+            "  give the parameters this loss should train to the "
+            "optimizer that steps after it, or drop the backward",
+            f"see: {SITE}diagnose/#check-backward-trains-nothing",
+        ]
+    line = _first_yours(_frames(cut.site))
+    mine = _yours(_frames(cut.site))
+    number = f"line {mine[-1][1]}" if mine else "the cut"
+    return [
+        f"  ran at   {_where_called(f.call)}",
+        f"  cut at   {line}",
+        *_inside(_frames(cut.site)),
+        f"harm:     {harm}; its way to what made that value was cut "
+        f"there (by {cut.how})",
+        f"why:      {SITE}{check.see}",
+        "fix: keep the graph",
+        f"  compute this loss from the value with its graph: drop the "
+        f"cut at {number} for this loss (keep it only where "
+        "another loss must not train what made the value)",
+        f"see: {SITE}scenarios/gan/#fix-detach-fake",
     ]
 
 

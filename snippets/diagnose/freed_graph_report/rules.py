@@ -883,6 +883,18 @@ def _stale_cut_value(f):
 
 
 @check(
+    "backward-trains-nothing", "fix/#wrong-fix-detach-trainable-source"
+)
+def _backward_trains_nothing(f):
+    """A backward() wrote gradients only to parameters an optimizer
+    holds, and every time another optimizer stepped and a clear then
+    dropped them before any step used them: the loss trains nothing
+    (its way to what should train was cut, or no optimizer holds
+    that)."""
+    return f.unused
+
+
+@check(
     "once-differentiable-gradient",
     "scenarios/custom-function/#once-differentiable",
 )

@@ -223,6 +223,12 @@ class _Call:
         # As a finding: later calls that ran the same kept graph again
         # from the same line, for the same reason, counted here.
         self.merged = 0
+        # A backward(): how many leaves it wrote a gradient to still
+        # wait, whether one was used, how many were cleared unused after
+        # an optimizer step (another's), and otherwise (before a step,
+        # not an optimizer's, or dead); the cut values its loss read.
+        self.waiting, self.used, self.lost, self.other = 0, False, 0, 0
+        self.past_step, self.cuts, self.names = False, (), None
 
     @property
     def site(self):
@@ -586,6 +592,8 @@ def _stamp(call, roots, inputs, reporter):
         call.values[id(leaf)] = values
     if call.keep:
         _note_kept(call, nodes, every)
+    if call.kind == "backward()" and not call.within:
+        _wait(call, leaves)
     for root in roots:
         for node in _scaled_from(root):
             node.metadata.setdefault(ROOT, []).append(call)
@@ -1205,6 +1213,13 @@ def _about_to_run(kind, site, given, reporter):
     ran.dead = _MARKING.stop(tensors, kind == "backward()")
     if kind == "backward()" and _CUTTING[0]:
         _read_cuts(tensors, reporter)
+        ran.cuts = tuple(
+            dict.fromkeys(
+                c for t in tensors for c in _get(_CUTS, t) or ()
+            )
+        )
+    if kind == "backward()" and _WAITING:
+        _look_waiting()
     # An id outlives its tensor: a new tensor may take it.
     ran.input_refs = [weakref.ref(t) for t in inputs or ()]
     ran.grad_outputs = _copies(outs)
@@ -1253,6 +1268,9 @@ def _frames(stack):
 
 def _before_step(optimizer, args, kwargs):
     _MARKING.pause()
+    _use_stepped(
+        [p for group in optimizer.param_groups for p in group["params"]]
+    )
     # The step reads every .grad (no loss's term), then ends the marks.
     _MARKING.unwatch_reads()
 
@@ -1569,6 +1587,14 @@ def _scaler_steps(real):
             elif clip.cut():
                 clip.scale = self.get_scale()
                 _SCALED_FOUND.append(clip)
+        # A step skipped for an inf gradient used it all the same.
+        _use_stepped(
+            [
+                p
+                for group in optimizer.param_groups
+                for p in group["params"]
+            ]
+        )
         return real(self, optimizer, *args, **kwargs)
 
     return step
@@ -1953,6 +1979,138 @@ def _cuts_after_step():
         _CUTS.clear()
 
 
+# --- a backward whose gradients no step used --------------------------
+
+# id(leaf): [weakref, its .grad after the last backward that wrote it,
+# that .grad's _version then, the calls waiting on it] for each leaf a
+# backward() wrote a gradient to that nothing has used or cleared since.
+_WAITING = {}
+_HELD = {}  # id(parameter): weakref, of the optimizers seen stepping
+# The backward() calls all of whose gradients were cleared unused after
+# an optimizer step, in order; and the hooks your program registered
+# (a hook may be what a backward is for: it is not watched).
+_UNUSED = deque(maxlen=256)
+_HOOKED = [False]
+# The reporter's names(leaves), read while your variables are alive,
+# and the names given, by the ids of the leaves a call wrote to.
+_NAMER, _NAMED = [None], {}
+
+
+def _wait(call, leaves):
+    """After a backward(): the leaves it wrote a gradient to wait for a
+    step (or a read that writes) to use it."""
+    for leaf in leaves:
+        grad = _GRAD.__get__(leaf)
+        if grad is None:
+            continue
+        entry = _WAITING.get(id(leaf))
+        if entry is None or entry[0]() is not leaf:
+            entry = _WAITING[id(leaf)] = [weakref.ref(leaf), 0, 0, []]
+        entry[1:3] = weakref.ref(grad), grad._version
+        entry[3].append(call)
+        call.waiting += 1
+
+
+def _look_waiting():
+    """Before a backward() or a step, and before a report: a waiting
+    gradient set to None or zeroed is cleared; one written otherwise
+    (clipped, scaled by hand) counts as used."""
+    for i, (ref, grad_ref, version, calls) in list(_WAITING.items()):
+        leaf = ref()
+        grad = None if leaf is None else _GRAD.__get__(leaf)
+        if leaf is not None and grad is not None:
+            if grad_ref() is grad and grad._version == version:
+                continue
+            if grad.any():
+                _settle(i, used=True)
+                continue
+        _settle(i, used=False, gone=leaf is None)
+
+
+def _settle(i, used, gone=False):
+    """The gradient of leaf `i` was used, or cleared (`gone`: the leaf
+    died: nothing known); a call all of whose gradients were cleared
+    unused, each after a step, is noted."""
+    ref, _, _, calls = _WAITING.pop(i)
+    held = i in _HELD and _HELD[i]() is ref()
+    for call in calls:
+        call.waiting -= 1
+        if used:
+            call.used = True
+        elif call.past_step and held and not gone:
+            call.lost += 1
+        else:
+            call.other += 1
+        unused = not (call.used or call.other or _HOOKED[0])
+        if call.waiting == 0 and unused:
+            _UNUSED.append(call)
+            _name_leaves(call)
+
+
+def _name_leaves(call):
+    """The names of the leaves a call wrote to, as your variables
+    spell them now (after the run they are gone)."""
+    key = tuple(sorted(call.versions))
+    if key not in _NAMED and _NAMER[0] is not None:
+        alive = [ref() for ref, _ in call.versions.values()]
+        leaves = {id(t): t for t in alive if t is not None}
+        _NAMED[key] = sorted(_NAMER[0](leaves).values())
+    call.names = _NAMED.get(key)
+
+
+def _use_stepped(params):
+    """An optimizer is about to step `params`: their waiting gradients
+    are used; a step passes every other one."""
+    _look_waiting()
+    for p in params:
+        _HELD[id(p)] = weakref.ref(p)
+        if id(p) in _WAITING and _GRAD.__get__(p) is not None:
+            _settle(id(p), used=True)
+    for _, _, _, calls in _WAITING.values():
+        for call in calls:
+            call.past_step = True
+
+
+def _hooking(real):
+    """A hook registration that notes a hook was registered."""
+
+    def register(*args, **kwargs):
+        _HOOKED[0] = True
+        return real(*args, **kwargs)
+
+    return register
+
+
+_HOOKS = (
+    (torch.Tensor, "register_hook"),
+    (torch.Tensor, "register_post_accumulate_grad_hook"),
+    (torch.Tensor, "retain_grad"),
+    (torch.nn.Module, "register_full_backward_hook"),
+    (torch.nn.Module, "register_full_backward_pre_hook"),
+    (torch.nn.Module, "register_backward_hook"),
+)
+
+
+def _watch_hooks(stack):
+    """Note the backward hooks registered until `stack` closes."""
+    import torch.nn.modules.module as modules
+
+    _HOOKED[0] = False
+    for owner, name in _HOOKS:
+        own = name in owner.__dict__  # retain_grad is TensorBase's
+        real = getattr(owner, name)
+        setattr(owner, name, _hooking(real))
+        if own:
+            stack.callback(setattr, owner, name, real)
+        else:
+            stack.callback(delattr, owner, name)
+    for name in dir(modules):
+        if name.startswith("register_module") and "backward" in name:
+            real = getattr(modules, name)
+            setattr(modules, name, _hooking(real))
+            stack.callback(setattr, modules, name, real)
+
+
 def _compiled():
     """True once torch.compile has compiled a frame since watching
     began, or while it does."""
@@ -2083,6 +2241,9 @@ def recording(reporter):
             _record_creation(stack)
             _watch_scaling(stack)
             _watch_checkpoints(stack)
+            _watch_hooks(stack)
+            _NAMER[0] = getattr(reporter, "names", None)
+            stack.callback(_NAMER.__setitem__, 0, None)
             _count_threads(stack)
             _MARKING.resume()
             yield
@@ -2101,7 +2262,8 @@ def _forget_runs():
         _FINDINGS, _STEPPED_WITH_GRAD, _UNDER_KEPT,
         _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE,
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
-        _RECOMPUTED_DIFFER, _ONCE_FOUND,
+        _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
+        _NAMED,
     ):  # fmt: skip
         kept.clear()
 
