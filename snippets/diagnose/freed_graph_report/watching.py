@@ -1981,9 +1981,10 @@ def _cuts_after_step():
 
 # --- a backward whose gradients no step used --------------------------
 
-# id(leaf): [weakref, its .grad after the last backward that wrote it,
-# that .grad's _version then, the calls waiting on it] for each leaf a
-# backward() wrote a gradient to that nothing has used or cleared since.
+# id(leaf): [weakref, the id of its .grad after the last backward that
+# wrote it, that .grad's _version then, the calls waiting on it] for
+# each leaf a backward() wrote a gradient to that nothing has used or
+# cleared since.
 _WAITING = {}
 _HELD = {}  # id(parameter): weakref, of the optimizers seen stepping
 # The backward() calls all of whose gradients were cleared unused after
@@ -2006,7 +2007,7 @@ def _wait(call, leaves):
         entry = _WAITING.get(id(leaf))
         if entry is None or entry[0]() is not leaf:
             entry = _WAITING[id(leaf)] = [weakref.ref(leaf), 0, 0, []]
-        entry[1:3] = weakref.ref(grad), grad._version
+        entry[1:3] = id(grad), grad._version
         entry[3].append(call)
         call.waiting += 1
 
@@ -2015,11 +2016,11 @@ def _look_waiting():
     """Before a backward() or a step, and before a report: a waiting
     gradient set to None or zeroed is cleared; one written otherwise
     (clipped, scaled by hand) counts as used."""
-    for i, (ref, grad_ref, version, calls) in list(_WAITING.items()):
+    for i, (ref, grad_id, version, calls) in list(_WAITING.items()):
         leaf = ref()
         grad = None if leaf is None else _GRAD.__get__(leaf)
         if leaf is not None and grad is not None:
-            if grad_ref() is grad and grad._version == version:
+            if grad_id == id(grad) and grad._version == version:
                 continue
             if grad.any():
                 _settle(i, used=True)
@@ -2061,11 +2062,16 @@ def _name_leaves(call):
 def _use_stepped(params):
     """An optimizer is about to step `params`: their waiting gradients
     are used; a step passes every other one."""
-    _look_waiting()
     for p in params:
-        _HELD[id(p)] = weakref.ref(p)
-        if id(p) in _WAITING and _GRAD.__get__(p) is not None:
-            _settle(id(p), used=True)
+        i, held = id(p), _HELD.get(id(p))
+        if held is None or held() is not p:
+            _HELD[i] = weakref.ref(p)
+        # One set to zero in place counts as used: fewer reads per step.
+        if i in _WAITING and _GRAD.__get__(p) is not None:
+            _settle(i, used=True)
+    if not _WAITING:
+        return
+    _look_waiting()
     for _, _, _, calls in _WAITING.values():
         for call in calls:
             call.past_step = True

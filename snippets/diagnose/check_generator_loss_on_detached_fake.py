@@ -1,0 +1,35 @@
+"""A generator trained by two losses, each with its own backward (as
+SinGAN's is): an adversarial loss scored on fake.detach(), the detach
+copied from the discriminator's step, and a reconstruction of one
+fixed example. It runs, and the adversarial loss's backward reaches
+only D's parameters."""
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 4))
+D = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+bce = nn.BCEWithLogitsLoss()
+ones, zeros = torch.ones(8, 1), torch.zeros(8, 1)
+z_rec, x_rec = torch.randn(1, 4), torch.randn(1, 4) + 2.0
+
+for step in range(3):
+    z, real = torch.randn(8, 4), torch.randn(8, 4) + 2.0
+    fake = G(z)
+
+    opt_d.zero_grad()
+    loss_d = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+    loss_d.backward()
+    opt_d.step()
+
+    opt_g.zero_grad()
+    adv = bce(D(fake.detach()), ones)
+    adv.backward()
+    from_adv = any(p.grad is not None for p in G.parameters())
+    rec = (G(z_rec) - x_rec).abs().mean()
+    rec.backward()
+    opt_g.step()
+    print(f"step {step}: G gets a gradient from adv: {from_adv}")
