@@ -593,7 +593,10 @@ def _stamp(call, roots, inputs, reporter):
     if call.keep:
         _note_kept(call, nodes, every)
     if call.kind == "backward()" and not call.within:
-        _wait(call, leaves)
+        with contextlib.suppress(
+            Exception
+        ):  # never the program's error
+            _wait(call, leaves)
     for root in roots:
         for node in _scaled_from(root):
             node.metadata.setdefault(ROOT, []).append(call)
@@ -1219,7 +1222,10 @@ def _about_to_run(kind, site, given, reporter):
             )
         )
     if kind == "backward()" and _WAITING:
-        _look_waiting()
+        with contextlib.suppress(
+            Exception
+        ):  # never the program's error
+            _look_waiting()
     # An id outlives its tensor: a new tensor may take it.
     ran.input_refs = [weakref.ref(t) for t in inputs or ()]
     ran.grad_outputs = _copies(outs)
@@ -2002,7 +2008,7 @@ def _wait(call, leaves):
     step (or a read that writes) to use it."""
     for leaf in leaves:
         grad = _GRAD.__get__(leaf)
-        if grad is None:
+        if grad is None or grad.is_inference():  # it has no version
             continue
         entry = _WAITING.get(id(leaf))
         if entry is None or entry[0]() is not leaf:
@@ -2016,9 +2022,12 @@ def _look_waiting():
     """Before a backward() or a step, and before a report: a waiting
     gradient set to None or zeroed is cleared; one written otherwise
     (clipped, scaled by hand) counts as used."""
-    for i, (ref, grad_id, version, calls) in list(_WAITING.items()):
+    for i, (ref, grad_id, version, _) in list(_WAITING.items()):
         leaf = ref()
         grad = None if leaf is None else _GRAD.__get__(leaf)
+        if grad is not None and grad.is_inference():
+            _settle(i, used=True)  # made anew under inference_mode
+            continue
         if leaf is not None and grad is not None:
             if grad_id == id(grad) and grad._version == version:
                 continue
@@ -2062,6 +2071,11 @@ def _name_leaves(call):
 def _use_stepped(params):
     """An optimizer is about to step `params`: their waiting gradients
     are used; a step passes every other one."""
+    with contextlib.suppress(Exception):  # never the program's error
+        _use_stepped_now(params)
+
+
+def _use_stepped_now(params):
     for p in params:
         i, held = id(p), _HELD.get(id(p))
         if held is None or held() is not p:
