@@ -173,6 +173,7 @@ HALVES = {
     "round_5": "Round 5, held out",
     "round_6": "Round 6, held out",
     "round_7": "Round 7, held out",
+    "round_8": "Round 8, held out",
 }
 
 
