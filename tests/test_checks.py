@@ -377,6 +377,34 @@ NEAR = {
         ),
         "",
     ),
+    # Review 17's false alarms of its first version: a closure's backward runs inside the step
+    # (its gradients were used only after the pre-step hook looked), and a monitor's gradient
+    # read from .grad, then cleared after another optimizer's step (a read may be a use).
+    "closure_step_beside_another_optimizer": (
+        """a, b = nn.Linear(4, 1), nn.Linear(4, 1)
+oa, ob = torch.optim.SGD(a.parameters(), lr=0.05), torch.optim.SGD(b.parameters(), lr=0.05)
+for it in range(6):
+    x, y = torch.randn(16, 4), torch.randn(16, 1)
+    oa.zero_grad()
+    ob.zero_grad()
+    def closure():
+        loss = ((a(x) - y) ** 2).mean()
+        loss.backward()
+        return loss
+    oa.step(closure)
+    ((b(x) - y) ** 2).mean().backward()
+    ob.step()
+""",
+        "",
+    ),
+    "discriminator_gradient_norm_read_for_a_log": (
+        _GAN.format(
+            "opt_d.zero_grad()\n    D(real).mean().backward()\n"
+            "    print(sum(p.grad.norm() for p in D.parameters()) > 0)\n"
+            "    adv = -D(fake).mean()"
+        ),
+        "",
+    ),
     # A penalty on the gradient of a loss Function whose backward is @once_differentiable: at the
     # root, the gradient comes back without a graph, and the penalty trains nothing.
     "once_differentiable_loss_penalty": (

@@ -32,6 +32,7 @@ from .watching import (
     _STEPPED,
     _TORCH_DIR,
     _UNUSED,
+    _USED_LINES,
     RAN,
     ROOT,
     _caller,
@@ -1269,7 +1270,13 @@ def findings():
         _finding(once_lost=True, once=backward, taken=_frames(site))
         for backward, site in _ONCE_FOUND
     ]
-    found += _unused({f.cut for f in found if f.cut and f.frozen})
+    frozen = {
+        id(c.ref())
+        for f in found
+        if f.cut and f.frozen
+        for c in f.params
+    }
+    found += _unused(frozen)
     # A call may be noted twice (a dead term, and a kept graph rerun).
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
@@ -1413,34 +1420,32 @@ def _dead(call):
 
 
 def _unused(frozen):
-    """A finding for each backward() whose gradients were all cleared
-    unused after another optimizer's step, from a line of your code
-    none of whose runs had a gradient used (a loss meant to train
-    nothing there would not be backpropagated), unless a cut it read
-    froze parameters (that check says it)."""
+    """A finding for each line of your code whose backward() runs all
+    had their gradients cleared unused after another optimizer's step,
+    and none a gradient used (a loss meant to train nothing there would
+    not be backpropagated), unless a cut it read was cut from
+    parameters a cut froze (`frozen`, ids: that check says it)."""
     _look_waiting()
-    lines = {}
-    for call in _UNUSED:
-        lines.setdefault(_call_line(call), []).append(call)
-    for call in _calls() if lines else ():
-        if call.used and _call_line(call) in lines:
-            del lines[_call_line(call)]
     return [
         _finding(
             unused=True,
             call=call,
+            times=times,
             cuts=call.cuts,
             names=call.names or _names(_leaves(call)),
         )
-        for calls in lines.values()
-        for call in calls
-        if not frozen.intersection(call.cuts)
+        for line, (times, call) in _UNUSED.items()
+        # Two runs at least: reads are watched from the first on.
+        if times > 1
+        and line not in _USED_LINES
+        and not _froze(call, frozen)
     ]
 
 
-def _call_line(call):
-    mine = _yours(call.site)
-    return mine[-1][:2] if mine else tuple(call.site)
+def _froze(call, frozen):
+    """True if a cut the call's loss read was cut from parameters that
+    frozen-by-cut reports (ids): that check says it."""
+    return any(id(r()) in frozen for c in call.cuts for r in c.params)
 
 
 def _leaves(call):

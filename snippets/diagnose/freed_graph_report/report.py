@@ -591,7 +591,7 @@ def check_lines():
         # A rerun finding counts the reruns merged into it.
         call = None if finding.dead else getattr(finding, "call", None)
         merged = getattr(call, "merged", 0)
-        group[2] += 1 + merged
+        group[2] += finding.times if finding.unused else 1 + merged
     if not groups:
         return []
     out = ["freed_graph_report: check of this run"]
@@ -824,7 +824,7 @@ def _unused_text(check, f):
         return [
             f"  ran at   {_where_called(f.call)}",
             f"harm:     {harm}",
-            f"why:      {SITE}{check.see}",
+            f"why:      {SITE}diagnose/#check-backward-trains-nothing",
             "fix: train what it should",
             "  give the parameters this loss should train to the "
             "optimizer that steps after it, or drop the backward",

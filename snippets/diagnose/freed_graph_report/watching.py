@@ -228,7 +228,7 @@ class _Call:
         # an optimizer step (another's), and otherwise (before a step,
         # not an optimizer's, or dead); the cut values its loss read.
         self.waiting, self.used, self.lost, self.other = 0, False, 0, 0
-        self.past_step, self.cuts, self.names = False, (), None
+        self.since, self.cuts, self.names, self.key = 0, (), None, None
 
     @property
     def site(self):
@@ -1196,6 +1196,7 @@ def _about_to_run(kind, site, given, reporter):
     ids = inputs and [id(t) for t in inputs]
     ran = _Call(None, kind, site, keep, create, ids)
     ran.seq, ran.root_nrs = _seq_now(), nrs
+    ran.key = _line_key() if kind == "backward()" else None
     # What a backward() adds to .grad (grad() adds nothing there).
     watched = _UNDER_KEPT and kind == "backward()"
     ran.grads_before = _grads_now() if watched else None
@@ -1290,6 +1291,7 @@ def _after_step(optimizer, args, kwargs):
     params = [
         p for group in optimizer.param_groups for p in group["params"]
     ]
+    _use_stepped(params, after=True)  # a closure's backward ran inside
     # What this step may have changed: a fused step moves no version.
     grads = {
         id(p): weakref.ref(p)
@@ -1433,8 +1435,14 @@ def _read_grad(tensor):
     grad = _GRAD.__get__(tensor)
     # Your code's reads: an optimizer's are not a loss's terms.
     yours = not _is_library(sys._getframe(1).f_code.co_filename)
-    if yours and grad is not None and not grad.grad_fn:
+    marking = _MARKING.backward is not None
+    if marking and yours and grad is not None and not grad.grad_fn:
         _MARKING.read(grad)
+    if yours and id(tensor) in _WAITING:
+        with contextlib.suppress(
+            Exception
+        ):  # never the program's error
+            _settle(id(tensor), used=True)
     return grad
 
 
@@ -1934,7 +1942,8 @@ def _step_cuts(params, grads):
         c = _CUT_PARAMS.get(id(p))
         if c is None or c.ref() is not p:
             continue
-        got = id(p) in grads and bool(p.grad.any())
+        # A meta tensor has no values to read: counted as a gradient.
+        got = id(p) in grads and (p.is_meta or bool(p.grad.any()))
         # Written by anything but a step (through .data too: no version
         # moves), or frozen: on purpose.
         written = not got and written_since(c)
@@ -1988,45 +1997,75 @@ def _cuts_after_step():
 # --- a backward whose gradients no step used --------------------------
 
 # id(leaf): [weakref, the id of its .grad after the last backward that
-# wrote it, that .grad's _version then, the calls waiting on it] for
-# each leaf a backward() wrote a gradient to that nothing has used or
-# cleared since.
+# wrote it, that .grad's _version then, the calls waiting on it, the
+# steps passed when it began to wait] for each leaf a backward() wrote
+# a gradient to that nothing has used or cleared since.
 _WAITING = {}
 _HELD = {}  # id(parameter): weakref, of the optimizers seen stepping
-# The backward() calls all of whose gradients were cleared unused after
-# an optimizer step, in order; and the hooks your program registered
-# (a hook may be what a backward is for: it is not watched).
-_UNUSED = deque(maxlen=256)
+_PASSED = [0]  # the optimizer steps begun (counted once each is looked)
+# The lines of your code (file, line) a backward ran from that had a
+# gradient used; those whose runs' gradients were all cleared unused
+# after a step: line: [how many runs, the first]; and whether a hook
+# was registered (a hook may be what a backward is for: not watched).
+_USED_LINES, _UNUSED = set(), {}
 _HOOKED = [False]
-# The reporter's names(leaves), read while your variables are alive,
-# and the names given, by the ids of the leaves a call wrote to.
-_NAMER, _NAMED = [None], {}
+# Whether your reads of .grad are watched (a read may be a use: a norm
+# logged, a Fisher or SNIP pass): from the first call noted unused on,
+# so a training loop that clears nothing unused never pays for it.
+_READS = [False]
+# The reporter's names(leaves), read while your variables are alive.
+_NAMER = [None]
+_PATIENCE = 8  # steps a held gradient may wait before nothing is known
+_NONE = weakref.ref(_Call)  # a weak reference that is never a leaf
+
+
+def _line_key():
+    """(file, line) of your innermost frame: the line a backward ran
+    from, read cheaply at each call."""
+    frame = sys._getframe(2)
+    while frame is not None and _is_library(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame and (frame.f_code.co_filename, frame.f_lineno)
 
 
 def _wait(call, leaves):
     """After a backward(): the leaves it wrote a gradient to wait for a
-    step (or a read that writes) to use it."""
+    step, a read of your code's, or a write to use it."""
+    held = False
     for leaf in leaves:
         grad = _GRAD.__get__(leaf)
         if grad is None or grad.is_inference():  # it has no version
             continue
+        if _HELD.get(id(leaf), _NONE)() is not leaf:
+            # No optimizer stepped it yet (a frozen network left with
+            # requires_grad on, an input): this call is never judged.
+            call.other += 1
+            continue
         entry = _WAITING.get(id(leaf))
         if entry is None or entry[0]() is not leaf:
-            entry = _WAITING[id(leaf)] = [weakref.ref(leaf), 0, 0, []]
+            entry = [weakref.ref(leaf), 0, 0, [], _PASSED[0]]
+            _WAITING[id(leaf)] = entry
         entry[1:3] = id(grad), grad._version
         entry[3].append(call)
-        call.waiting += 1
+        call.waiting, held = call.waiting + 1, True
+    call.since = _PASSED[0]
+    if held and _READS[0] and not _compiled():
+        torch.Tensor.grad = _READ_GRAD  # your reads use a gradient
 
 
 def _look_waiting():
     """Before a backward() or a step, and before a report: a waiting
     gradient set to None or zeroed is cleared; one written otherwise
     (clipped, scaled by hand) counts as used."""
-    for i, (ref, grad_id, version, _) in list(_WAITING.items()):
+    for i, (ref, grad_id, version, _, _) in list(_WAITING.items()):
         leaf = ref()
         grad = None if leaf is None else _GRAD.__get__(leaf)
-        if grad is not None and grad.is_inference():
-            _settle(i, used=True)  # made anew under inference_mode
+        if grad is not None and (
+            grad.is_inference() or grad.device.type != "cpu"
+        ):
+            # No version (inference_mode), or a read of its values
+            # would wait for the device (or has none: meta): used.
+            _settle(i, used=True)
             continue
         if leaf is not None and grad is not None:
             if grad_id == id(grad) and grad._version == version:
@@ -2041,54 +2080,68 @@ def _settle(i, used, gone=False):
     """The gradient of leaf `i` was used, or cleared (`gone`: the leaf
     died: nothing known); a call all of whose gradients were cleared
     unused, each after a step, is noted."""
-    ref, _, _, calls = _WAITING.pop(i)
+    ref, _, _, calls, _ = _WAITING.pop(i)
     held = i in _HELD and _HELD[i]() is ref()
     for call in calls:
         call.waiting -= 1
         if used:
             call.used = True
-        elif call.past_step and held and not gone:
+            _USED_LINES.add(call.key)
+        elif _PASSED[0] > call.since and held and not gone:
             call.lost += 1
         else:
             call.other += 1
         unused = not (call.used or call.other or _HOOKED[0])
         if call.waiting == 0 and unused:
-            _UNUSED.append(call)
-            _name_leaves(call)
+            _note_unused(call)
 
 
-def _name_leaves(call):
-    """The names of the leaves a call wrote to, as your variables
-    spell them now (after the run they are gone)."""
-    key = tuple(sorted(call.versions))
-    if key not in _NAMED and _NAMER[0] is not None:
-        alive = [ref() for ref, _ in call.versions.values()]
-        leaves = {id(t): t for t in alive if t is not None}
-        _NAMED[key] = sorted(_NAMER[0](leaves).values())
-    call.names = _NAMED.get(key)
-
-
-def _use_stepped(params):
-    """An optimizer is about to step `params`: their waiting gradients
-    are used; a step passes every other one."""
-    with contextlib.suppress(Exception):  # never the program's error
-        _use_stepped_now(params)
-
-
-def _use_stepped_now(params):
-    for p in params:
-        i, held = id(p), _HELD.get(id(p))
-        if held is None or held() is not p:
-            _HELD[i] = weakref.ref(p)
-        # One set to zero in place counts as used: fewer reads per step.
-        if i in _WAITING and _GRAD.__get__(p) is not None:
-            _settle(i, used=True)
-    if not _WAITING:
+def _note_unused(call):
+    """Count a call whose gradients were all cleared unused, by its
+    line, and name its leaves while your variables spell them."""
+    seen = _UNUSED.get(call.key)
+    if seen is not None:
+        seen[0] += 1
+        if call.cuts and not seen[1].cuts:  # cuts are followed early
+            seen[1] = call
         return
+    _UNUSED[call.key] = [1, call]
+    _READS[0] = True
+    alive = [ref() for ref, _ in call.versions.values()]
+    leaves = {id(t): t for t in alive if t is not None}
+    if _NAMER[0] is not None:
+        call.names = sorted(_NAMER[0](leaves).values())
+
+
+def _use_stepped(params, after=False):
+    """An optimizer is about to step `params` (or has: a closure's
+    backward ran inside the step): their waiting gradients are used;
+    a step passes every other one."""
+    with contextlib.suppress(Exception):  # never the program's error
+        for p in params:
+            i, held = id(p), _HELD.get(id(p))
+            if held is None or held() is not p:
+                _HELD[i] = weakref.ref(p)
+            # One zeroed in place counts as used: fewer reads per step.
+            if i in _WAITING and _GRAD.__get__(p) is not None:
+                _settle(i, used=True)
+        if _WAITING and not after:
+            _pass_step()
+        elif _WAITING and _READS[0] and not _compiled():
+            torch.Tensor.grad = _READ_GRAD  # your reads use a gradient
+
+
+def _pass_step():
+    """A step begins: what it cleared before is looked at first; a
+    gradient no optimizer holds, or held that waited past _PATIENCE
+    steps, is settled (nothing known: a frozen network's .grad that
+    nobody clears must not grow a list at every step)."""
     _look_waiting()
-    for _, _, _, calls in _WAITING.values():
-        for call in calls:
-            call.past_step = True
+    _PASSED[0] += 1
+    for i, (ref, _, _, _, since) in list(_WAITING.items()):
+        held = i in _HELD and _HELD[i]() is ref()
+        if not held or _PASSED[0] - since > _PATIENCE:
+            _settle(i, used=False, gone=True)
 
 
 def _hooking(real):
@@ -2263,6 +2316,7 @@ def recording(reporter):
             _watch_checkpoints(stack)
             _watch_hooks(stack)
             _NAMER[0] = getattr(reporter, "names", None)
+            _PASSED[0], _READS[0] = 0, False
             stack.callback(_NAMER.__setitem__, 0, None)
             _count_threads(stack)
             _MARKING.resume()
@@ -2283,7 +2337,7 @@ def _forget_runs():
         _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE,
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
         _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
-        _NAMED,
+        _USED_LINES,
     ):  # fmt: skip
         kept.clear()
 
