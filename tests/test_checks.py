@@ -1090,3 +1090,36 @@ def test_a_cut_read_in_a_reentrant_checkpoint_gets_the_fix_for_how_it_is_read(tm
     assert result.error is None, result.error
     assert re.findall(r"^check: (\S+)", result.stdout, re.M) == ["frozen-by-cut"], result.stdout
     assert re.findall(r"^fix: (.+)$", result.stdout, re.M) == [fix], result.stdout
+
+
+def test_a_frozen_network_left_requiring_grad_keeps_no_notes(tmp_path):
+    """Review 17: a network no optimizer holds, left with requires_grad on (a perceptual loss's
+    features), got a note per leaf at every backward that nothing settled: the notes grew at
+    every step (22 ms a step after 3000 steps, 66 KB a step). Such a gradient is never noted
+    now, and a held one is settled by the step that uses it: after 50 steps nothing waits."""
+    script = tmp_path / "frozen_feature_net.py"
+    script.write_text(
+        f"""import runpy
+import torch
+from torch import nn
+
+cmd = runpy.run_path({str(diagnosed.COMMAND)!r})
+torch.manual_seed(0)
+feat = nn.Sequential(*[nn.Linear(8, 8) for _ in range(10)])
+net = nn.Linear(8, 8)
+opt = torch.optim.SGD(net.parameters(), lr=1e-3)
+with cmd["watch"]():
+    for step in range(50):
+        opt.zero_grad()
+        x = torch.randn(4, 8)
+        (feat(net(x)) - feat(x).detach()).pow(2).mean().backward()
+        opt.step()
+    waiting = cmd["_WAITING"]
+    print(len(waiting), sum(len(entry[3]) for entry in waiting.values()))
+"""
+    )
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["0", "0"], run.stdout
