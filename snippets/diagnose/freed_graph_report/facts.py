@@ -56,6 +56,7 @@ from .watching import (
     _yours,
     after_step,
     changed_since,
+    leaves_alive,
     steps_between,
     untrained,
     written_since,
@@ -1432,7 +1433,7 @@ def _unused(frozen):
             call=call,
             times=times,
             cuts=call.cuts,
-            names=call.names or _names(_leaves(call)),
+            names=call.names or _names(leaves_alive(call)),
         )
         for line, (times, call) in _UNUSED.items()
         # Two runs at least: reads are watched from the first on.
@@ -1446,9 +1447,3 @@ def _froze(call, frozen):
     """True if a cut the call's loss read was cut from parameters that
     frozen-by-cut reports (ids): that check says it."""
     return any(id(r()) in frozen for c in call.cuts for r in c.params)
-
-
-def _leaves(call):
-    """id: leaf, for the leaves alive that the call wrote to."""
-    alive = [ref() for ref, _ in call.versions.values()]
-    return {id(t): t for t in alive if t is not None}

@@ -593,10 +593,14 @@ def _stamp(call, roots, inputs, reporter):
     if call.keep:
         _note_kept(call, nodes, every)
     if call.kind == "backward()" and not call.within:
-        with contextlib.suppress(
-            Exception
-        ):  # never the program's error
-            _wait(call, leaves)
+        _quietly(_wait, call, leaves)
+    _mark_roots(call, roots)
+    _EVENTS.append(call)
+
+
+def _mark_roots(call, roots):
+    """Note the call on its roots, on the nodes a scaler's output
+    reaches from them, and on its loss's terms (a plain backward)."""
     for root in roots:
         for node in _scaled_from(root):
             node.metadata.setdefault(ROOT, []).append(call)
@@ -605,7 +609,6 @@ def _stamp(call, roots, inputs, reporter):
         if call.kind == "backward()" and call.grad_outputs is None:
             for node, n in _terms((root, nr), None):
                 node.metadata.setdefault(TERM_OF, []).append((call, n))
-    _EVENTS.append(call)
 
 
 def _note_rerun(call, kept, roots, reporter):
@@ -1223,10 +1226,7 @@ def _about_to_run(kind, site, given, reporter):
             )
         )
     if kind == "backward()" and _WAITING:
-        with contextlib.suppress(
-            Exception
-        ):  # never the program's error
-            _look_waiting()
+        _quietly(_look_waiting)
     # An id outlives its tensor: a new tensor may take it.
     ran.input_refs = [weakref.ref(t) for t in inputs or ()]
     ran.grad_outputs = _copies(outs)
@@ -1273,11 +1273,15 @@ def _frames(stack):
     return stack.frames() if isinstance(stack, _Stack) else stack
 
 
+def _params(optimizer):
+    return [
+        p for group in optimizer.param_groups for p in group["params"]
+    ]
+
+
 def _before_step(optimizer, args, kwargs):
     _MARKING.pause()
-    _use_stepped(
-        [p for group in optimizer.param_groups for p in group["params"]]
-    )
+    _use_stepped(_params(optimizer))
     # The step reads every .grad (no loss's term), then ends the marks.
     _MARKING.unwatch_reads()
 
@@ -1288,9 +1292,7 @@ def _after_step(optimizer, args, kwargs):
     name = type(optimizer).__name__
     _LAST_STEP[0] = _next_number()
     _EVENTS.append((_LAST_STEP[0], name))
-    params = [
-        p for group in optimizer.param_groups for p in group["params"]
-    ]
+    params = _params(optimizer)
     _use_stepped(params, after=True)  # a closure's backward ran inside
     # What this step may have changed: a fused step moves no version.
     grads = {
@@ -1439,10 +1441,7 @@ def _read_grad(tensor):
     if marking and yours and grad is not None and not grad.grad_fn:
         _MARKING.read(grad)
     if yours and id(tensor) in _WAITING:
-        with contextlib.suppress(
-            Exception
-        ):  # never the program's error
-            _settle(id(tensor), used=True)
+        _quietly(_settle, id(tensor), used=True)
     return grad
 
 
@@ -1602,13 +1601,7 @@ def _scaler_steps(real):
                 clip.scale = self.get_scale()
                 _SCALED_FOUND.append(clip)
         # A step skipped for an inf gradient used it all the same.
-        _use_stepped(
-            [
-                p
-                for group in optimizer.param_groups
-                for p in group["params"]
-            ]
-        )
+        _use_stepped(_params(optimizer))
         return real(self, optimizer, *args, **kwargs)
 
     return step
@@ -2107,10 +2100,21 @@ def _note_unused(call):
         return
     _UNUSED[call.key] = [1, call]
     _READS[0] = True
-    alive = [ref() for ref, _ in call.versions.values()]
-    leaves = {id(t): t for t in alive if t is not None}
     if _NAMER[0] is not None:
-        call.names = sorted(_NAMER[0](leaves).values())
+        call.names = sorted(_NAMER[0](leaves_alive(call)).values())
+
+
+def leaves_alive(call):
+    """id: leaf, for the leaves alive that the call wrote to."""
+    alive = [ref() for ref, _ in call.versions.values()]
+    return {id(t): t for t in alive if t is not None}
+
+
+def _quietly(fn, *args, **kwargs):
+    """Run a check's bookkeeping: it must never become the program's
+    error."""
+    with contextlib.suppress(Exception):
+        fn(*args, **kwargs)
 
 
 def _use_stepped(params, after=False):
