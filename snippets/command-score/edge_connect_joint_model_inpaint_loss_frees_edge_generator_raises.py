@@ -6,7 +6,11 @@ The user trained the joint model, the mode the paper's results came
 from: the edge generator G1 draws the missing edges, the inpainting
 generator G2 fills the image from them, and G1 is trained by its own
 losses and, through the edges it drew, by G2's loss. The traceback
-ends at gen_loss.backward() in EdgeModel.backward.
+ends at gen_loss.backward() in EdgeModel.backward. Both backward()
+methods run the generator first, as in issue #152: today's PyTorch
+rejects the repository's order (the discriminator stepped before the
+generator's loss is backpropagated through it) with the in-place
+error, in every mode.
 """
 
 import torch

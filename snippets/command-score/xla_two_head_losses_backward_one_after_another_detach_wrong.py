@@ -1,7 +1,7 @@
 """A shared generator with two classifier heads, the second head fed
 gen.detach(): it runs, but loss2 no longer trains the generator.
 
-Source: https://github.com/pytorch/xla/issues/1961. The maintainer's
+Source: https://github.com/pytorch/xla/issues/1961. The thread's
 second answer: use .detach() when passing gen as an input. The user's
 working workaround (summing the losses) trains the generator with both
 losses; with the detach, loss2's backward stops at gen. The check

@@ -1,7 +1,7 @@
 """A shared generator with two classifier heads, each head's loss
 backpropagated on its own, the first backward with retain_graph=True.
 
-Source: https://github.com/pytorch/xla/issues/1961. The maintainer's
+Source: https://github.com/pytorch/xla/issues/1961. The thread's
 first answer: use retain_graph=True as the error message recommends.
 Both backward passes run through the generator's graph in the same
 step, nothing changes the weights in between, and the generator gets

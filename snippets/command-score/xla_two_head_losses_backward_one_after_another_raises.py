@@ -7,7 +7,7 @@ outputs of the model and wanted to backpropagate them one after the
 other: the first backward works, the second fails (on a Colab TPU the
 process died without a message; on CPU it is this error). Summing the
 losses and calling backward() once works, but the user wrote that it
-does not fit their use case. A maintainer answered that the only
+does not fit their use case. An answer in the thread: the only
 tensor the two graphs share is the generator's output `gen`.
 """
 
