@@ -26,6 +26,7 @@ from .watching import (
     _LAST_STEP,
     _ONCE_FOUND,
     _RECOMPUTED_DIFFER,
+    _LINEAR,
     _REPLACED,
     _SCALED_FOUND,
     _STALE,
@@ -53,6 +54,8 @@ from .watching import (
     _package,
     _ReadGrad,
     _same,
+    _SCALINGS,
+    _terms,
     _yours,
     after_step,
     changed_since,
@@ -120,6 +123,11 @@ DECIDING = {
     "of this graph is an operation of its kind made by the same lines "
     "(torch's own aside: a hook changes them), or the value is fed "
     "back (a state written at each step; a memo is made once)",
+    "summed": "each node that takes the value in is a sum the loss "
+    "reaches through sums and constant multiples only (loss = other + "
+    "value), and none sums it with a value of its own kind (a snapshot "
+    "compared with its current value is a reference): detached, the "
+    "value is a constant that adds nothing to any gradient",
     "alone": "the value is the loss's only way to anything that needs "
     "a gradient: one reused value, and no leaf reached without it "
     "(detached, the backward has nothing to run)",
@@ -345,6 +353,7 @@ def _read_shape(f, graph):
         rebuilt=not mine and (fed or graph.rebuilt()),
         running_sum=bool(f.crossings)
         and all(_name(j) == "AddBackward0" for j, _ in f.crossings),
+        summed=_summed(f.roots, f.crossings),
         alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine
@@ -357,6 +366,39 @@ def _read_shape(f, graph):
         new_forward=graph.new_forward(by),
     )
     _read_freeing_call(f, by)
+
+
+def _summed(roots, crossings):
+    """True if each node that takes the value in is a sum, or a
+    constant multiple, that a root reaches through such nodes only, and
+    none compares it with a twin."""
+    linear = {r for r in roots if _name(r) in _LINEAR}
+    for r in roots:
+        linear.update(n for n, _ in _terms((r, 0), None))
+    return bool(crossings) and all(
+        j in linear and _constant_sum(j) and not _twin(j, n)
+        for j, n in crossings
+    )
+
+
+def _twin(node, value):
+    """True if `node` takes in, beside `value`'s node, another made by
+    an operation of its kind (ref_logp - logp: a snapshot and its
+    current value)."""
+    return any(
+        c is not value and _name(c) == _name(value)
+        for c, _ in node.next_functions
+        if c
+    )
+
+
+def _constant_sum(node):
+    """A sum, or a multiple of one tensor by a constant (not a product
+    of two tensors that need a gradient)."""
+    kids = [c for c, _ in node.next_functions if c]
+    return _name(node) in _LINEAR and (
+        _name(node) not in _SCALINGS or len(kids) == 1
+    )
 
 
 def _read_freeing_call(f, by):

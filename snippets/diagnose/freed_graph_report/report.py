@@ -59,8 +59,13 @@ _RUNNING_SUM = (
     "a running sum: each step adds a term to its last value (a state, "
     "or a sum meant for one step?)"
 )
+_SUMMED = (
+    "a term of the sum: the loss adds it (through sums and constant "
+    "multiples only); detached, it is a constant that trains nothing"
+)
 # By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {
+    "stale-summed-term": [(None, _SUMMED)],
     "carried-made-once": [(None, _MADE_ONCE)],
     "carried-transformed": [(None, _STATE)],
     "carried-state": [("running_sum", _RUNNING_SUM)],

@@ -601,6 +601,15 @@ def _same_forward(f):
     return f.order == "same"
 
 
+@rule("stale-summed-term", "recompute", "value")
+def _stale_summed_term(f):
+    """Built after the backward, the value stale, not carried, and a
+    term the loss adds (loss = other + value, a penalty made once):
+    detached, it is a constant that adds nothing to any gradient, so
+    the term would train nothing. Make it again in each step."""
+    return f.stale and f.summed
+
+
 @rule(
     "stale-changed-by-hand",
     [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
