@@ -77,6 +77,10 @@ DECIDING = {
     "own_tensor": "the tensor backpropagated now was backpropagated "
     "before (not a value inside its graph)",
     "loss": "what is reused is a loss an earlier backward started from",
+    "repeated": "the tensor backpropagated now was backpropagated "
+    "before by the same lines of your code (every frame of yours the "
+    "same), for the same inputs, both calls your code's: a loop that "
+    "runs the one call again",
     "library_and_yours": "one of the two backward calls is your code's "
     "and the other an installed package's",
     "grad_without_graph": "autograd.grad() without create_graph=True "
@@ -425,6 +429,13 @@ def _read_freeing_call(f, by):
         calls_after=sum(1 for c in _calls() if c.number > by.number),
         freed_line=_your_line(by.site),
         this_line=_your_line(f.site),
+        repeated=f.own_tensor
+        and by.by is None
+        and f.caller is None
+        and bool(_yours(by.site))
+        and _yours(by.site) == _yours(f.site)
+        and bool(_CALLING)
+        and by.inputs == _CALLING[-1].inputs,
         reads_grad=bool(_CALLING)
         and _CALLING[-1].kind == "autograd.grad()"
         and not _CALLING[-1].create_graph,

@@ -16,6 +16,14 @@ from .facts import CHECKING, DECIDING
 # {inputs} the inputs that backward wrote a .grad into.
 Q_AGAIN = "do you want another update from these inputs?"
 Q_ONCE = "or should that loss be backpropagated once only?"
+Q_SAME_AGAIN = (
+    "should each run of the call at {line} add the same gradient "
+    "again (nothing changes between them)?"
+)
+Q_NEW_PASS = (
+    "or should each run backpropagate a new forward (new inputs, or a "
+    "model changed since)?"
+)
 Q_PENALTY = "is the gradient from {line} a term of this loss?"
 Q_BOTH = "or do you want both gradients, from one pass?"
 Q_CONSTANT = (
@@ -487,6 +495,19 @@ def _loss_cleared_between(f):
     were cleared since: both gradients are wanted apart, each from its
     own backward through one kept graph."""
     return f.loss and f.cleared
+
+
+@rule(
+    "loss-repeated",
+    [(Q_SAME_AGAIN, "retain-graph"), (Q_NEW_PASS, "recompute")],
+    "loss",
+)
+def _loss_repeated(f):
+    """The same tensor backpropagated again by the same line of your
+    code (a loop), nothing changed since: one backward would leave the
+    loop nothing to do. The same gradient again (keep the graph), or
+    a new forward for each run?"""
+    return f.own_tensor and f.repeated
 
 
 @rule("loss-twice", "one-backward", "earlier")
