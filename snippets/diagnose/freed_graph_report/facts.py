@@ -52,6 +52,7 @@ from .watching import (
     _made,
     _name,
     _package,
+    _params,
     _ReadGrad,
     _same,
     _SCALINGS,
@@ -129,9 +130,10 @@ DECIDING = {
     "back (a state written at each step; a memo is made once)",
     "summed": "each node that takes the value in is a sum the loss "
     "reaches through sums and constant multiples only (loss = other + "
-    "value), and none sums it with a value of its own kind (a snapshot "
-    "compared with its current value is a reference): detached, the "
-    "value is a constant that adds nothing to any gradient",
+    "value), none subtracts it (a - ref: an offset) and none sums it "
+    "with a value of its own kind (a snapshot compared with its "
+    "current value is a reference): detached, the value is a constant "
+    "that adds nothing to any gradient",
     "alone": "the value is the loss's only way to anything that needs "
     "a gradient: one reused value, and no leaf reached without it "
     "(detached, the backward has nothing to run)",
@@ -375,14 +377,29 @@ def _read_shape(f, graph):
 def _summed(roots, crossings):
     """True if each node that takes the value in is a sum, or a
     constant multiple, that a root reaches through such nodes only, and
-    none compares it with a twin."""
+    none subtracts it or compares it with a twin."""
     linear = {r for r in roots if _name(r) in _LINEAR}
     for r in roots:
         linear.update(n for n, _ in _terms((r, 0), None))
     return bool(crossings) and all(
-        j in linear and _constant_sum(j) and not _twin(j, n)
+        j in linear
+        and _constant_sum(j)
+        and not _twin(j, n)
+        and not _subtracted(j, n)
         for j, n in crossings
     )
+
+
+def _subtracted(node, value):
+    """True if `node` subtracts `value` (a - ref, torch.add(a, ref,
+    alpha=-1)): a reference or an offset, not a term meant to train."""
+    kids = [c for c, _ in node.next_functions]
+    if len(kids) != 2 or kids[1] is not value:
+        return False
+    alpha = getattr(node, "_saved_alpha", 1)
+    if _name(node) == "SubBackward0":
+        return alpha > 0
+    return _name(node) == "AddBackward0" and alpha < 0
 
 
 def _twin(node, value):
@@ -1284,6 +1301,11 @@ CHECKING = {
     "dead": "the loss backpropagated took in, as a term of a sum, a "
     "value made from a gradient with no graph (from autograd.grad() "
     "without create_graph=True, or read from .grad)",
+    "cut_term": "the loss backpropagated added, as a term of a sum "
+    "(through sums and constant multiples only), a number cut "
+    "(detach(), .data, no_grad) on another line from parameters that "
+    "an optimizer which has stepped trains: a constant, it adds "
+    "nothing to their gradient",
     "frozen": "parameters an optimizer holds, with requires_grad, "
     "that a loss reached through a value cut from them (detach(), "
     ".data, no_grad), with no gradient at any step since, nor a "
@@ -1335,6 +1357,9 @@ def findings():
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
             found.append(_dead(call))
+        names = call.cut_term and _trained_names(call.cut_term[0])
+        if names:
+            found.append(_cut_term(call, names))
         # A gradient term read from the first backward, and that loss
         # counted again: one mistake, and create-graph mends both.
         twice = call.double and not (call.dead and call.term)
@@ -1456,6 +1481,36 @@ def _rerun(call):
         part=call.part,
         kept=kept,
         steps=steps_between(kept.number, call.number),
+    )
+
+
+def _trained_names(cut):
+    """The names of the cut's parameters that an optimizer which has
+    stepped trains (requires_grad on)."""
+    held = {id(p) for o in list(_STEPPED) for p in _params(o)}
+    alive = [r() for r in cut.params]
+    trained = {
+        id(p): p
+        for p in alive
+        if p is not None and p.requires_grad and id(p) in held
+    }
+    if not trained:
+        return []
+    named = {**names_of(trained), **(cut.names or {})}
+    return sorted(named[i] for i in trained)
+
+
+def _cut_term(call, names):
+    """The finding for a loss that added a constant cut from trained
+    parameters (`names`)."""
+    cut, site = call.cut_term
+    return _finding(
+        cut_term=True,
+        call=call,
+        taken=_frames(cut.site),
+        summed=_frames(site),
+        how=cut.how,
+        names=names,
     )
 
 

@@ -627,8 +627,10 @@ def _stale_summed_term(f):
     """Built after the backward, the value stale, not carried, and a
     term the loss adds (loss = other + value, a penalty made once):
     detached, it is a constant that adds nothing to any gradient, so
-    the term would train nothing. Make it again in each step."""
-    return f.stale and f.summed
+    the term would train nothing. Make it again in each step. Not
+    where this loss trains another optimizer's parameters than those
+    behind the value (there it trains them in neither form)."""
+    return f.stale and f.summed and not f.other_model
 
 
 @rule(
@@ -893,6 +895,17 @@ def _gradient_term_adds_nothing(f):
     nothing to any parameter's gradient (a penalty that does not
     penalize)."""
     return f.dead
+
+
+@check(
+    "cut-term-adds-nothing", "fix/#wrong-fix-detach-trainable-source"
+)
+def _cut_term_adds_nothing(f):
+    """A loss added, as a term of a sum, a number cut (detach(), .data,
+    no_grad) from parameters an optimizer trains: a constant, it adds
+    nothing to their gradient (a penalty detached to silence this
+    error penalizes nothing)."""
+    return f.cut_term
 
 
 @check("frozen-by-cut", "fix/#wrong-fix-detach-trainable-source")
