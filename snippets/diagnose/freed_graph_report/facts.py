@@ -26,6 +26,7 @@ from .watching import (
     _LAST_STEP,
     _ONCE_FOUND,
     _RECOMPUTED_DIFFER,
+    _LINEAR,
     _REPLACED,
     _SCALED_FOUND,
     _STALE,
@@ -51,8 +52,11 @@ from .watching import (
     _made,
     _name,
     _package,
+    _params,
     _ReadGrad,
     _same,
+    _SCALINGS,
+    _terms,
     _yours,
     after_step,
     changed_since,
@@ -74,6 +78,10 @@ DECIDING = {
     "own_tensor": "the tensor backpropagated now was backpropagated "
     "before (not a value inside its graph)",
     "loss": "what is reused is a loss an earlier backward started from",
+    "repeated": "the tensor backpropagated now was backpropagated "
+    "before by the same lines of your code (every frame of yours the "
+    "same), for the same inputs, both calls your code's: a loop that "
+    "runs the one call again",
     "library_and_yours": "one of the two backward calls is your code's "
     "and the other an installed package's",
     "grad_without_graph": "autograd.grad() without create_graph=True "
@@ -120,6 +128,12 @@ DECIDING = {
     "of this graph is an operation of its kind made by the same lines "
     "(torch's own aside: a hook changes them), or the value is fed "
     "back (a state written at each step; a memo is made once)",
+    "summed": "each node that takes the value in is a sum the loss "
+    "reaches through sums and constant multiples only (loss = other + "
+    "value), none subtracts it (a - ref: an offset) and none sums it "
+    "with a value of its own kind (a snapshot compared with its "
+    "current value is a reference): detached, the value is a constant "
+    "that adds nothing to any gradient",
     "alone": "the value is the loss's only way to anything that needs "
     "a gradient: one reused value, and no leaf reached without it "
     "(detached, the backward has nothing to run)",
@@ -345,6 +359,7 @@ def _read_shape(f, graph):
         rebuilt=not mine and (fed or graph.rebuilt()),
         running_sum=bool(f.crossings)
         and all(_name(j) == "AddBackward0" for j, _ in f.crossings),
+        summed=_summed(f.roots, f.crossings),
         alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine
@@ -357,6 +372,54 @@ def _read_shape(f, graph):
         new_forward=graph.new_forward(by),
     )
     _read_freeing_call(f, by)
+
+
+def _summed(roots, crossings):
+    """True if each node that takes the value in is a sum, or a
+    constant multiple, that a root reaches through such nodes only, and
+    none subtracts it or compares it with a twin."""
+    linear = {r for r in roots if _name(r) in _LINEAR}
+    for r in roots:
+        linear.update(n for n, _ in _terms((r, 0), None))
+    return bool(crossings) and all(
+        j in linear
+        and _constant_sum(j)
+        and not _twin(j, n)
+        and not _subtracted(j, n)
+        for j, n in crossings
+    )
+
+
+def _subtracted(node, value):
+    """True if `node` subtracts `value` (a - ref, torch.add(a, ref,
+    alpha=-1)): a reference or an offset, not a term meant to train."""
+    kids = [c for c, _ in node.next_functions]
+    if len(kids) != 2 or kids[1] is not value:
+        return False
+    alpha = getattr(node, "_saved_alpha", 1)
+    if _name(node) == "SubBackward0":
+        return alpha > 0
+    return _name(node) == "AddBackward0" and alpha < 0
+
+
+def _twin(node, value):
+    """True if `node` takes in, beside `value`'s node, another made by
+    an operation of its kind (ref_logp - logp: a snapshot and its
+    current value)."""
+    return any(
+        c is not value and _name(c) == _name(value)
+        for c, _ in node.next_functions
+        if c
+    )
+
+
+def _constant_sum(node):
+    """A sum, or a multiple of one tensor by a constant (not a product
+    of two tensors that need a gradient)."""
+    kids = [c for c, _ in node.next_functions if c]
+    return _name(node) in _LINEAR and (
+        _name(node) not in _SCALINGS or len(kids) == 1
+    )
 
 
 def _read_freeing_call(f, by):
@@ -383,6 +446,13 @@ def _read_freeing_call(f, by):
         calls_after=sum(1 for c in _calls() if c.number > by.number),
         freed_line=_your_line(by.site),
         this_line=_your_line(f.site),
+        repeated=f.own_tensor
+        and by.by is None
+        and f.caller is None
+        and bool(_yours(by.site))
+        and _yours(by.site) == _yours(f.site)
+        and bool(_CALLING)
+        and by.inputs == _CALLING[-1].inputs,
         reads_grad=bool(_CALLING)
         and _CALLING[-1].kind == "autograd.grad()"
         and not _CALLING[-1].create_graph,
@@ -1231,6 +1301,11 @@ CHECKING = {
     "dead": "the loss backpropagated took in, as a term of a sum, a "
     "value made from a gradient with no graph (from autograd.grad() "
     "without create_graph=True, or read from .grad)",
+    "cut_term": "the loss backpropagated added, as a term of a sum "
+    "(through sums and constant multiples only), a number cut "
+    "(detach(), .data, no_grad) on another line from parameters that "
+    "an optimizer which has stepped trains: a constant, it adds "
+    "nothing to their gradient",
     "frozen": "parameters an optimizer holds, with requires_grad, "
     "that a loss reached through a value cut from them (detach(), "
     ".data, no_grad), with no gradient at any step since, nor a "
@@ -1282,6 +1357,9 @@ def findings():
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
             found.append(_dead(call))
+        names = call.cut_term and _trained_names(call.cut_term[0])
+        if names:
+            found.append(_cut_term(call, names))
         # A gradient term read from the first backward, and that loss
         # counted again: one mistake, and create-graph mends both.
         twice = call.double and not (call.dead and call.term)
@@ -1403,6 +1481,36 @@ def _rerun(call):
         part=call.part,
         kept=kept,
         steps=steps_between(kept.number, call.number),
+    )
+
+
+def _trained_names(cut):
+    """The names of the cut's parameters that an optimizer which has
+    stepped trains (requires_grad on)."""
+    held = {id(p) for o in list(_STEPPED) for p in _params(o)}
+    alive = [r() for r in cut.params]
+    trained = {
+        id(p): p
+        for p in alive
+        if p is not None and p.requires_grad and id(p) in held
+    }
+    if not trained:
+        return []
+    named = {**names_of(trained), **(cut.names or {})}
+    return sorted(named[i] for i in trained)
+
+
+def _cut_term(call, names):
+    """The finding for a loss that added a constant cut from trained
+    parameters (`names`)."""
+    cut, site = call.cut_term
+    return _finding(
+        cut_term=True,
+        call=call,
+        taken=_frames(cut.site),
+        summed=_frames(site),
+        how=cut.how,
+        names=names,
     )
 
 

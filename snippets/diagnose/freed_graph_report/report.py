@@ -59,8 +59,13 @@ _RUNNING_SUM = (
     "a running sum: each step adds a term to its last value (a state, "
     "or a sum meant for one step?)"
 )
+_SUMMED = (
+    "a term of the sum: the loss adds it (through sums and constant "
+    "multiples only); detached, it is a constant that trains nothing"
+)
 # By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {
+    "stale-summed-term": [(None, _SUMMED)],
     "carried-made-once": [(None, _MADE_ONCE)],
     "carried-transformed": [(None, _STATE)],
     "carried-state": [("running_sum", _RUNNING_SUM)],
@@ -589,7 +594,8 @@ def check_lines():
         if CHECKS.index(check) < CHECKS.index(group[0]):
             group[:2] = check, finding
         # A rerun finding counts the reruns merged into it.
-        call = None if finding.dead else getattr(finding, "call", None)
+        dead = finding.dead or finding.cut_term
+        call = None if dead else getattr(finding, "call", None)
         merged = getattr(call, "merged", 0)
         group[2] += finding.times if finding.unused else 1 + merged
     if not groups:
@@ -616,6 +622,12 @@ def _sites(finding):
         return ("once", _first_yours(finding.taken))
     if finding.unused:
         return ("unused", _where_called(finding.call))
+    if finding.cut_term:
+        return (
+            "cut-term",
+            _first_yours(finding.taken),
+            _first_yours(finding.summed),
+        )
     if finding.dead:
         return (
             "dead",
@@ -641,6 +653,8 @@ def _check_text(check, f, times):
     out = [f"check: {check.name}{calls}"]
     if f.cut:
         return out + _cut_text(check, f)
+    if f.cut_term:
+        return out + _cut_term_text(check, f)
     if f.dead:
         return out + _dead_text(check, f)
     if f.clip:
@@ -660,6 +674,22 @@ def _check_text(check, f, times):
         f"why:      {SITE}{check.see}",
     ]
     return out + getattr(f.call, "hidden", [])
+
+
+def _cut_term_text(check, f):
+    names = _shorten(f.names)
+    return [
+        f"  cut at   {_first_yours(f.taken)}",
+        f"  summed at {_first_yours(f.summed)}",
+        f"harm:     that term, cut by {f.how} from {names}, which an "
+        "optimizer trains, is a constant: it adds nothing to "
+        f"{'its' if len(f.names) == 1 else 'their'} gradient",
+        f"why:      {SITE}{check.see}",
+        "fix: recompute",
+        "  make the term again in each step, from the current "
+        "parameters, without the cut",
+        f"see: {SITE}fix/#recompute",
+    ]
 
 
 def _dead_text(check, f):

@@ -16,6 +16,14 @@ from .facts import CHECKING, DECIDING
 # {inputs} the inputs that backward wrote a .grad into.
 Q_AGAIN = "do you want another update from these inputs?"
 Q_ONCE = "or should that loss be backpropagated once only?"
+Q_SAME_AGAIN = (
+    "should each run of the call at {line} add the same gradient "
+    "again (nothing changes between them)?"
+)
+Q_NEW_PASS = (
+    "or should each run backpropagate a new forward (new inputs, or a "
+    "model changed since)?"
+)
 Q_PENALTY = "is the gradient from {line} a term of this loss?"
 Q_BOTH = "or do you want both gradients, from one pass?"
 Q_CONSTANT = (
@@ -489,6 +497,19 @@ def _loss_cleared_between(f):
     return f.loss and f.cleared
 
 
+@rule(
+    "loss-repeated",
+    [(Q_SAME_AGAIN, "retain-graph"), (Q_NEW_PASS, "recompute")],
+    "loss",
+)
+def _loss_repeated(f):
+    """The same tensor backpropagated again by the same line of your
+    code (a loop), nothing changed since: one backward would leave the
+    loop nothing to do. The same gradient again (keep the graph), or
+    a new forward for each run?"""
+    return f.own_tensor and f.repeated
+
+
 @rule("loss-twice", "one-backward", "earlier")
 def _loss_twice(f):
     """A loss backpropagated before, nothing changed since: one
@@ -599,6 +620,17 @@ def _same_forward(f):
     """Built in the same forward as the earlier loss (two losses, or one
     twice): one backward of their sum."""
     return f.order == "same"
+
+
+@rule("stale-summed-term", "recompute", "value")
+def _stale_summed_term(f):
+    """Built after the backward, the value stale, not carried, and a
+    term the loss adds (loss = other + value, a penalty made once):
+    detached, it is a constant that adds nothing to any gradient, so
+    the term would train nothing. Make it again in each step. Not
+    where this loss trains another optimizer's parameters than those
+    behind the value (there it trains them in neither form)."""
+    return f.stale and f.summed and not f.other_model
 
 
 @rule(
@@ -863,6 +895,17 @@ def _gradient_term_adds_nothing(f):
     nothing to any parameter's gradient (a penalty that does not
     penalize)."""
     return f.dead
+
+
+@check(
+    "cut-term-adds-nothing", "fix/#wrong-fix-detach-trainable-source"
+)
+def _cut_term_adds_nothing(f):
+    """A loss added, as a term of a sum, a number cut (detach(), .data,
+    no_grad) from parameters an optimizer trains: a constant, it adds
+    nothing to their gradient (a penalty detached to silence this
+    error penalizes nothing)."""
+    return f.cut_term
 
 
 @check("frozen-by-cut", "fix/#wrong-fix-detach-trainable-source")

@@ -195,6 +195,7 @@ class _Call:
         self.kept_versions = {}
         self.grads_before = None  # _grads_now() before it ran
         self.root_nrs = []  # the output of its root node each tensor is
+        self.cut_term = None  # (_Cut, sum site) of a cut term added
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
         # A grad() call with no graph: whether an operation read what
@@ -1225,6 +1226,10 @@ def _about_to_run(kind, site, given, reporter):
                 c for t in tensors for c in _get(_CUTS, t) or ()
             )
         )
+        ran.cut_term = next(
+            (m for t in tensors if (m := _get(_CUT_TERMS, t))), None
+        )
+        _CUT_TERMS.clear()
     if kind == "backward()" and _WAITING:
         _quietly(_look_waiting)
     # An id outlives its tensor: a new tensor may take it.
@@ -1252,8 +1257,15 @@ def _tell(error, reporter, roots, site, outs):
 
 def _record(call, roots, inputs, reporter):
     """Keep the record of a call that ran (or failed otherwise)."""
-    if call.dead:
+    if call.dead or call.cut_term:
         _FINDINGS.append(call)
+    cut = call.cut_term and call.cut_term[0]
+    if cut and cut.names is None and _NAMER[0] is not None:
+        # Named while your variables are alive: once for each cut.
+        leaves = {
+            id(p): p for r in cut.params if (p := r()) is not None
+        }
+        cut.names = _quietly(_NAMER[0], leaves) or {}
     edge = torch.autograd.graph.get_gradient_edge
     try:
         edges = inputs and [edge(t).node for t in inputs]
@@ -1714,6 +1726,10 @@ def _unscales(func, args, scale):
 
 CUT_STEPS = 4  # cuts are followed during the first optimizer steps
 _CUTS = {}  # tensor: the _Cut records its value came through
+# tensor: (the _Cut of a value with no graph that a sum took in as a
+# term beside a graph, the sum's site), while only sums and constant
+# multiples followed: a loss made so adds a constant.
+_CUT_TERMS = {}
 _CUTTING = [False]
 _DETACHES = {torch.Tensor.detach, torch.detach, torch.Tensor.detach_}
 _DATA = torch._C.TensorBase.__dict__["data"]
@@ -1735,7 +1751,7 @@ class _Cut:
 
     __slots__ = (
         "site", "how", "params", "number", "step", "steps", "fresh",
-        "checkpointed",
+        "checkpointed", "names", "kind",
     )  # fmt: skip
 
     def __init__(self, site, how, params):
@@ -1745,6 +1761,8 @@ class _Cut:
         # they reach the loss by a fresh path too.
         self.fresh = set()
         self.checkpointed = False  # read in a reentrant checkpoint
+        self.names = None  # id: name of its leaves, once a loss adds it
+        self.kind = None  # the operation that made the value cut
 
 
 class _CutParameter:
@@ -1792,6 +1810,8 @@ def _cut(func, args, kwargs, out, before=None):
         if not torch.is_grad_enabled() and not _RECOMPUTED
         else None
     )
+    if not how:
+        _quietly(_carry_cut_term, func, ins, kwargs, out)
     graphed = [t for t in ins if t.requires_grad] if how else ()
     leaves = before or (graphed and _leaves_of(graphed))
     if leaves:
@@ -1803,6 +1823,8 @@ def _cut(func, args, kwargs, out, before=None):
         now = [x for r in records if r.step == step for x in r.params]
         leaves = tuple({id(r()): r for r in (*leaves, *now)}.values())
         records = [_Cut(_site(), how, leaves)]
+        made = graphed[0].grad_fn if graphed else None
+        records[0].kind = _name(made) if made else None
     if not records:
         return
     records = tuple(dict.fromkeys(records))[-8:]
@@ -1816,6 +1838,54 @@ def _cut(func, args, kwargs, out, before=None):
             o.is_leaf and o.requires_grad
         ):
             _put(_CUTS, o, records)
+
+
+# What keeps a term a constant added to the loss: a sum, a multiple
+# by a constant, a reduction, a new shape.
+_KEEP_TERM = _SUMS | {
+    "mul", "__mul__", "__rmul__", "div", "__truediv__", "neg",
+    "__neg__", "mean", "sum", "squeeze", "reshape", "view",
+}  # fmt: skip
+
+
+def _carry_cut_term(func, ins, kwargs, out):
+    """Mark a sum that takes in, beside a value with a graph, a scalar
+    cut from a graph elsewhere (not on this line: x - x.detach() is a
+    trick), and what only sums and constant multiples make from it."""
+    name = getattr(func, "__name__", "")
+    graphed = [t for t in ins if t.requires_grad]
+    if not (
+        isinstance(out, torch.Tensor)
+        and out.requires_grad
+        and name in _KEEP_TERM
+    ):
+        return
+    mark = next((m for t in ins if (m := _get(_CUT_TERMS, t))), None)
+    if mark and (name in _SUMS or len(graphed) == 1):
+        _put(_CUT_TERMS, out, mark)
+        return
+    # What a sum subtracts (a - ref, torch.add(a, ref, alpha=-1)) is an
+    # offset, kept constant on purpose.
+    alpha = kwargs.get("alpha", 1)
+    minus = ("sub" in name) == (alpha > 0)
+    terms = [
+        c
+        for i, t in enumerate(ins)
+        if not t.requires_grad
+        and t.numel() == 1
+        and not (minus and i == (0 if "rsub" in name else 1))
+        for c in _get(_CUTS, t) or ()
+    ]
+    kinds = {t.grad_fn and _name(t.grad_fn) for t in graphed}
+    # Beside a value of its own kind (nll - nll_ref), a reference.
+    terms = [c for c in terms if c.kind not in kinds]
+    if name in _SUMS and terms and any(not t.is_leaf for t in graphed):
+        site = _site()
+        if (
+            _yours(_frames(terms[-1].site))[-1:]
+            != _yours(_frames(site))[-1:]
+        ):
+            _put(_CUT_TERMS, out, (terms[-1], site))
 
 
 def _cut_by_grad(tensors, grads):
@@ -1985,6 +2055,7 @@ def _cuts_after_step():
     if _STEPS[0] >= CUT_STEPS:
         _CUTTING[0] = False
         _CUTS.clear()
+        _CUT_TERMS.clear()
 
 
 # --- a backward whose gradients no step used --------------------------
@@ -2114,7 +2185,7 @@ def _quietly(fn, *args, **kwargs):
     """Run a check's bookkeeping: it must never become the program's
     error."""
     with contextlib.suppress(Exception):
-        fn(*args, **kwargs)
+        return fn(*args, **kwargs)
 
 
 def _use_stepped(params, after=False):
