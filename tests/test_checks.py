@@ -970,6 +970,79 @@ AMP = {
         "",
     ),
 }
+# A penalty made once and detached to silence this error, added to each step's loss: a constant
+# cut from trained weights (cut-term-adds-nothing). Its neighbours stay silent: a reference
+# subtracted (an excess loss, torch.add with alpha=-1), a loss minus its own detached value, a
+# straight-through estimator (not a scalar), a Lagrange multiplier detached (a product), and a
+# penalty backpropagated by its own call before the total adds it detached for the log.
+_CUT_LOOP = """for step in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    opt.zero_grad()
+{}
+    opt.step()
+"""
+NEAR.update(
+    {
+        "penalty_made_once_and_detached": (
+            "pen = (1e-3 * sum(p.norm() for p in model.parameters())).detach()\n"
+            + _CUT_LOOP.format(
+                "    loss = nn.functional.mse_loss(model(x), y) + pen\n    loss.backward()"
+            ),
+            "cut-term-adds-nothing",
+        ),
+        "penalty_computed_under_no_grad_each_step": (
+            _CUT_LOOP.format(
+                "    with torch.no_grad():\n"
+                "        pen = sum(p.pow(2).sum() for p in model.parameters())\n"
+                "    (nn.functional.mse_loss(model(x), y) + 1e-3 * pen).backward()"
+            ),
+            "cut-term-adds-nothing",
+        ),
+        "reference_loss_subtracted": (
+            "x0, y0 = torch.randn(8, 4), torch.randn(8, 1)\n"
+            "ref = nn.functional.l1_loss(model(x0), y0).mean().detach()\n"
+            + _CUT_LOOP.format("    (nn.functional.mse_loss(model(x), y) - ref).backward()"),
+            "",
+        ),
+        "reference_subtracted_by_add_alpha": (
+            "ref = model(torch.randn(8, 4)).abs().mean().detach()\n"
+            + _CUT_LOOP.format(
+                "    torch.add(nn.functional.mse_loss(model(x), y), ref, alpha=-1).backward()"
+            ),
+            "",
+        ),
+        "loss_minus_its_detached_value": (
+            _CUT_LOOP.format(
+                "    lp = model(x).mean()\n    (-(torch.exp(lp - lp.detach()) * 2.0)).backward()"
+            ),
+            "",
+        ),
+        "straight_through_estimator": (
+            _CUT_LOOP.format(
+                "    h = model[0](x)\n    hq = h + (torch.round(h) - h).detach()\n"
+                "    nn.functional.mse_loss(model[2](model[1](hq)), y).backward()"
+            ),
+            "",
+        ),
+        "lagrange_multiplier_detached": (
+            "lam = torch.ones((), requires_grad=True)\n"
+            + _CUT_LOOP.format(
+                "    out = model(x)\n"
+                "    (out.pow(2).mean() + lam.detach() * (out.mean() - 1)).backward()"
+            ),
+            "",
+        ),
+        "penalty_backpropagated_then_logged_detached": (
+            _CUT_LOOP.format(
+                "    pen = 1e-3 * model[0].weight.pow(2).sum()\n    pen.backward()\n"
+                "    logged = pen.detach()\n"
+                "    (nn.functional.mse_loss(model(x), y) + logged).backward()"
+            ),
+            "",
+        ),
+    }
+)
+
 NEAR.update(
     {
         name: (f"SCALER = {kwargs!r}\n" + _AMP + body + _AMP_STEP, want)

@@ -1751,7 +1751,7 @@ class _Cut:
 
     __slots__ = (
         "site", "how", "params", "number", "step", "steps", "fresh",
-        "checkpointed", "names", "kind",
+        "checkpointed", "names", "kind", "ran",
     )  # fmt: skip
 
     def __init__(self, site, how, params):
@@ -1763,6 +1763,7 @@ class _Cut:
         self.checkpointed = False  # read in a reentrant checkpoint
         self.names = None  # id: name of its leaves, once a loss adds it
         self.kind = None  # the operation that made the value cut
+        self.ran = False  # a loss a backward had started from
 
 
 class _CutParameter:
@@ -1825,6 +1826,7 @@ def _cut(func, args, kwargs, out, before=None):
         records = [_Cut(_site(), how, leaves)]
         made = graphed[0].grad_fn if graphed else None
         records[0].kind = _name(made) if made else None
+        records[0].ran = bool(made and made.metadata.get(ROOT))
     if not records:
         return
     records = tuple(dict.fromkeys(records))[-8:]
@@ -1875,6 +1877,9 @@ def _carry_cut_term(func, ins, kwargs, out):
         and t.numel() == 1
         and not (minus and i == (0 if "rsub" in name else 1))
         for c in _get(_CUTS, t) or ()
+        # A gradient's term: gradient-term-adds-nothing says it. A loss
+        # backpropagated already, added for a log, trained its share.
+        if c.how != _GRAD_CUT and not c.ran
     ]
     kinds = {t.grad_fn and _name(t.grad_fn) for t in graphed}
     # Beside a value of its own kind (nll - nll_ref), a reference.
