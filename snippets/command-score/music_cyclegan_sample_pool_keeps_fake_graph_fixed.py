@@ -4,8 +4,9 @@ fakes back through a placeholder, so the discriminator losses stop at
 the pooled fakes and train the discriminators only, each with its own
 graph, and no iteration keeps a graph alive in the pool.
 
-Source: https://github.com/Asthestarsfalll/Symbolic-Music-Genre-
-Transfer-with-CycleGAN-for-pytorch/issues/4. The raising program with
+Source:
+https://github.com/Asthestarsfalll/Symbolic-Music-Genre-Transfer-with-CycleGAN-for-pytorch/issues/4
+The raising program with
 fake_A.detach() and fake_B.detach() passed to the Sampler; the first
 backward keeps retain_graph=True, which the second generator loss
 needs within the iteration (the two share the cycle loss). Sixty

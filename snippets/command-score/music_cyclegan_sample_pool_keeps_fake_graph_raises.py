@@ -3,8 +3,9 @@ of earlier fakes the discriminators see) stores the generators' fakes
 with their graph, so a discriminator loss backpropagates into the
 generators' graph, which the generator losses' backward freed.
 
-Source: https://github.com/Asthestarsfalll/Symbolic-Music-Genre-
-Transfer-with-CycleGAN-for-pytorch/issues/4. A user reports that the
+Source:
+https://github.com/Asthestarsfalll/Symbolic-Music-Genre-Transfer-with-CycleGAN-for-pytorch/issues/4
+A user reports that the
 six loss.backward(retain_graph=True) calls of train.py make the memory
 explode as the steps go on, even at batch size 1, and that without
 retain_graph the backward fails; the author answers that the several

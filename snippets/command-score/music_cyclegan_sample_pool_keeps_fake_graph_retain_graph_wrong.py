@@ -5,8 +5,9 @@ graph stays alive in the pool (the memory the user saw grow), and the
 discriminator losses, backpropagated through the undetached fakes,
 write into the generators' gradients as well.
 
-Source: https://github.com/Asthestarsfalll/Symbolic-Music-Genre-
-Transfer-with-CycleGAN-for-pytorch/issues/4. The raising program with
+Source:
+https://github.com/Asthestarsfalll/Symbolic-Music-Genre-Transfer-with-CycleGAN-for-pytorch/issues/4
+The raising program with
 retain_graph=True on every backward call, three iterations, the same
 check as the fixed program: the generators' gradients against those of
 the two generator losses made again from scratch on copies.
