@@ -5,14 +5,15 @@ first backward freed.
 
 Source: https://github.com/junyanz/BicycleGAN/issues/81. A reader asks
 why backward_EG calls self.loss_G.backward(retain_graph=True); with
-it set to False they saw no error. junyanz answers that it breaks in
-backward_G_alone without it when lambda_z > 0: the latent regression
-loss |E(G(A, z_random)) - z_random| is backpropagated on its own, to
-update G alone (the encoder's requires_grad is switched off around
-it), after loss_G, and both run through the generator's graph for
-fake_B_random (loss_G through the second discriminator). The raising
-program is the repository's model with retain_graph=True taken out of
-backward_EG, at the default lambda_z of 0.5.
+it set to False they saw no error. junyanz answers that, with
+lambda_z > 0, it might break in backward_G_alone without it: the
+latent regression loss |E(G(A, z_random)) - z_random| is
+backpropagated on its own, to update G alone (the encoder's
+requires_grad is switched off around it), after loss_G, and both run
+through the generator's graph for fake_B_random (loss_G through the
+second discriminator). The raising program is the repository's model
+with retain_graph=True taken out of backward_EG, at the default
+lambda_z of 0.5.
 Kept from models/bicycle_gan_model.py (master): forward (the batch of
 two split into an encoded and a random half, the encoder's
 reparameterized z, z_random, fake_B_encoded and fake_B_random, mu2 =
@@ -21,11 +22,12 @@ backward_EG (GAN, GAN2, KL and L1 losses), update_D, backward_G_alone,
 update_G_and_E and optimize_parameters; the least-squares GAN loss;
 the defaults (batch size 2, nz 8, lambda_L1 10, lambda_GAN 1,
 lambda_GAN2 1, lambda_z 0.5, lambda_kl 0.01, Adam at 2e-4 with beta1
-0.5, two discriminators, z added to the generator's input). Replaced:
-the U-Net generator by two convolutions, the ResNet encoder by a
-convolution, a pooling and two linear heads, the PatchGAN
-discriminators by two convolutions, the image pairs by random 3x16x16
-tensors, the logging by one printed line.
+0.5, two discriminators). Replaced: the U-Net generator, which adds z
+at every layer, by two convolutions on the input with z tiled and
+concatenated to it, the ResNet encoder by a convolution, a pooling and
+two linear heads, the PatchGAN discriminators by two convolutions, the
+image pairs by random 3x16x16 tensors, the logging by one printed
+line.
 """
 
 import torch

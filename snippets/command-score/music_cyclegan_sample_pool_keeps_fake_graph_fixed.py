@@ -6,15 +6,14 @@ graph, and no iteration keeps a graph alive in the pool.
 
 Source:
 https://github.com/Asthestarsfalll/Symbolic-Music-Genre-Transfer-with-CycleGAN-for-pytorch/issues/4
-The raising program with
-fake_A.detach() and fake_B.detach() passed to the Sampler; the first
-backward keeps retain_graph=True, which the second generator loss
-needs within the iteration (the two share the cycle loss). Sixty
-iterations, so that the pool (50) fills and starts handing back older
-fakes; at each one, the generators' gradients after the six backward
-calls are compared with those of the two generator losses made again
-from scratch on copies of the networks taken at the top of the
-iteration, with the same noise.
+The raising program with fake_A.detach() and fake_B.detach() passed
+to the Sampler; the first backward keeps retain_graph=True, which the
+second generator loss needs within the iteration (the two share the
+cycle loss). Sixty iterations, so that the pool (50) fills and starts
+handing back older fakes; at each one, the generators' gradients
+after the six backward calls are compared with those of the two
+generator losses made again from scratch on copies of the networks
+taken at the top of the iteration, with the same noise.
 """
 
 import copy

@@ -5,15 +5,14 @@ generators' graph, which the generator losses' backward freed.
 
 Source:
 https://github.com/Asthestarsfalll/Symbolic-Music-Genre-Transfer-with-CycleGAN-for-pytorch/issues/4
-A user reports that the
-six loss.backward(retain_graph=True) calls of train.py make the memory
-explode as the steps go on, even at batch size 1, and that without
-retain_graph the backward fails; the author answers that the several
-backward passes need retain_graph. The user wanted to train the
-CycleGAN, pool included, without retaining the graph. The raising
-program keeps retain_graph=True on the first call only, which the
-second needs (the two generator losses share the cycle loss), and
-takes it off the others.
+A user reports that the six loss.backward(retain_graph=True) calls of
+train.py make the memory explode as the steps go on, even at batch
+size 1, and that without retain_graph the backward fails; the author
+answers that the several backward passes need retain_graph. The user
+wanted to train the CycleGAN, pool included, without retaining the
+graph. The raising program keeps retain_graph=True on the first call
+only, which the second needs (the two generator losses share the
+cycle loss), and takes it off the others.
 Kept from model.py: the reflect padding, Discriminator, Generator,
 Sampler (max_length 50) and CycleGAN.forward in train mode (the
 absolute Gaussian noise of sigma 0.01 added to every discriminator

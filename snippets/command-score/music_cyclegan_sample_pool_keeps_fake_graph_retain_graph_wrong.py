@@ -7,10 +7,10 @@ write into the generators' gradients as well.
 
 Source:
 https://github.com/Asthestarsfalll/Symbolic-Music-Genre-Transfer-with-CycleGAN-for-pytorch/issues/4
-The raising program with
-retain_graph=True on every backward call, three iterations, the same
-check as the fixed program: the generators' gradients against those of
-the two generator losses made again from scratch on copies.
+The raising program with retain_graph=True on every backward call,
+three iterations, the same check as the fixed program: the
+generators' gradients against those of the two generator losses made
+again from scratch on copies.
 """
 
 import copy
