@@ -1221,15 +1221,7 @@ def _about_to_run(kind, site, given, reporter):
     ran.dead = _MARKING.stop(tensors, kind == "backward()")
     if kind == "backward()" and _CUTTING[0]:
         _read_cuts(tensors, reporter)
-        ran.cuts = tuple(
-            dict.fromkeys(
-                c for t in tensors for c in _get(_CUTS, t) or ()
-            )
-        )
-        ran.cut_term = next(
-            (m for t in tensors if (m := _get(_CUT_TERMS, t))), None
-        )
-        _CUT_TERMS.clear()
+        _note_cuts(ran, tensors)
     if kind == "backward()" and _WAITING:
         _quietly(_look_waiting)
     # An id outlives its tensor: a new tensor may take it.
@@ -1891,6 +1883,18 @@ def _carry_cut_term(func, ins, kwargs, out):
             != _yours(_frames(site))[-1:]
         ):
             _put(_CUT_TERMS, out, (terms[-1], site))
+
+
+def _note_cuts(call, tensors):
+    """The cuts the tensors a backward() starts from read, and the
+    constant term cut from a graph that one of them adds."""
+    call.cuts = tuple(
+        dict.fromkeys(c for t in tensors for c in _get(_CUTS, t) or ())
+    )
+    call.cut_term = next(
+        (m for t in tensors if (m := _get(_CUT_TERMS, t))), None
+    )
+    _CUT_TERMS.clear()
 
 
 def _cut_by_grad(tensors, grads):
