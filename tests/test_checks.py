@@ -971,10 +971,13 @@ AMP = {
     ),
 }
 # A penalty made once and detached to silence this error, added to each step's loss: a constant
-# cut from trained weights (cut-term-adds-nothing). Its neighbours stay silent: a reference
-# subtracted (an excess loss, torch.add with alpha=-1), a loss minus its own detached value, a
-# straight-through estimator (not a scalar), a Lagrange multiplier detached (a product), and a
-# penalty backpropagated by its own call before the total adds it detached for the log.
+# cut from the weights alone (cut-term-adds-nothing), in any spelling (review 19: a hand-written
+# mean, a detach on the line that adds it). Its neighbours stay silent, most because the number
+# is made from data (a reference loss subtracted, a loss minus its own detached value, a
+# logsumexp's detached shift, a straight-through estimator, an EMA teacher's entropy: review 19's
+# false alarms), a product (a multiplier detached), a correction added to the value it was cut
+# from (a straight-through estimator on a scalar parameter), or a penalty backpropagated by its
+# own call before the total adds it detached for the log.
 _CUT_LOOP = """for step in range(3):
     x, y = torch.randn(8, 4), torch.randn(8, 1)
     opt.zero_grad()
@@ -997,6 +1000,44 @@ NEAR.update(
                 "    (nn.functional.mse_loss(model(x), y) + 1e-3 * pen).backward()"
             ),
             "cut-term-adds-nothing",
+        ),
+        "hand_written_mean_penalty_detached_on_its_line": (
+            _CUT_LOOP.format(
+                "    mse = ((model(x) - y) ** 2).mean()\n"
+                "    loss = mse + 0.1 * (model[0].weight ** 2).mean().detach()\n"
+                "    loss.backward()"
+            ),
+            "cut-term-adds-nothing",
+        ),
+        "logsumexp_with_a_detached_shift": (
+            _CUT_LOOP.format(
+                "    s = model(x).squeeze(1)\n    m = s.max().detach()\n"
+                "    lse = torch.log(torch.exp(s - m).sum()) + m\n    (lse - s[0]).backward()"
+            ),
+            "",
+        ),
+        "straight_through_on_a_scalar_parameter": (
+            "gate = nn.Parameter(torch.tensor(0.3))\n"
+            "opt = torch.optim.SGD([*model.parameters(), gate], lr=0.1)\n"
+            + _CUT_LOOP.format(
+                "    soft = 8 * torch.sigmoid(gate)\n"
+                "    ste = (torch.round(soft) - soft).detach()\n"
+                "    bits = soft + ste\n"
+                "    (nn.functional.mse_loss(model(x) * bits / 8, y) + 0.01 * bits).backward()"
+            ),
+            "",
+        ),
+        "ema_teacher_entropy_added": (
+            "import copy\nteacher = copy.deepcopy(model).requires_grad_(False)\n"
+            + _CUT_LOOP.format(
+                "    with torch.no_grad():\n        pt = teacher(x).sigmoid()\n"
+                "    neg_h = (pt * pt.log()).mean()\n"
+                "    (nn.functional.mse_loss(model(x).sigmoid(), pt) + neg_h).backward()\n"
+                "    with torch.no_grad():\n"
+                "        for a, b in zip(teacher.parameters(), model.parameters()):\n"
+                "            a.lerp_(b, 0.01)"
+            ),
+            "",
         ),
         "reference_loss_subtracted": (
             "x0, y0 = torch.randn(8, 4), torch.randn(8, 1)\n"

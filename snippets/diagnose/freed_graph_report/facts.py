@@ -145,6 +145,9 @@ DECIDING = {
     "changed after that optimizer's last step() (a perturbation, "
     "averaged weights copied back)",
     "stepped": "an optimizer stepped since, and none is stepping now",
+    "frozen_since": "parameters the earlier backward reached have "
+    "requires_grad off now: switched off between the two calls, so "
+    "the second loss must not train them",
     "other_grad_outputs": "the two calls gave different grad_outputs "
     "(rows of a Jacobian)",
     "wrote_input_grad": "that backward() wrote a .grad into tensors no "
@@ -310,6 +313,10 @@ def _read_changes(f, graph, outs):
         steps=steps,
         stepping=type(running).__name__ if running else None,
         stepped=bool(steps) and not running,
+        frozen_since=any(
+            (t := r()) is not None and not t.requires_grad
+            for r, _ in by.versions.values()
+        ),
         other_grad_outputs=bool(by.grad_outputs)
         and not _same(by.grad_outputs, outs),
         wrote_input_grad=bool(inputs),

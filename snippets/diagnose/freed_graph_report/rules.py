@@ -615,6 +615,15 @@ def _same_forward_input_grad(f):
     return f.order == "same" and f.wrote_input_grad
 
 
+@rule("same-forward-frozen-between", "retain-graph", "earlier")
+def _same_forward_frozen_between(f):
+    """Built in the same forward as the earlier loss, nothing changed
+    since, but parameters that backward trained were switched off
+    (requires_grad) before this one: each loss trains its own share,
+    which one backward of their sum cannot give. Keep the graph."""
+    return f.order == "same" and not f.stale and f.frozen_since
+
+
 @rule("same-forward", "one-backward", "earlier")
 def _same_forward(f):
     """Built in the same forward as the earlier loss (two losses, or one

@@ -1221,15 +1221,7 @@ def _about_to_run(kind, site, given, reporter):
     ran.dead = _MARKING.stop(tensors, kind == "backward()")
     if kind == "backward()" and _CUTTING[0]:
         _read_cuts(tensors, reporter)
-        ran.cuts = tuple(
-            dict.fromkeys(
-                c for t in tensors for c in _get(_CUTS, t) or ()
-            )
-        )
-        ran.cut_term = next(
-            (m for t in tensors if (m := _get(_CUT_TERMS, t))), None
-        )
-        _CUT_TERMS.clear()
+        _note_cuts(ran, tensors)
     if kind == "backward()" and _WAITING:
         _quietly(_look_waiting)
     # An id outlives its tensor: a new tensor may take it.
@@ -1751,7 +1743,7 @@ class _Cut:
 
     __slots__ = (
         "site", "how", "params", "number", "step", "steps", "fresh",
-        "checkpointed", "names", "kind", "ran",
+        "checkpointed", "names", "weights_only", "sources", "ran",
     )  # fmt: skip
 
     def __init__(self, site, how, params):
@@ -1762,7 +1754,8 @@ class _Cut:
         self.fresh = set()
         self.checkpointed = False  # read in a reentrant checkpoint
         self.names = None  # id: name of its leaves, once a loss adds it
-        self.kind = None  # the operation that made the value cut
+        self.weights_only = False  # made from parameters, no data
+        self.sources = frozenset()  # then: the nodes it was cut from
         self.ran = False  # a loss a backward had started from
 
 
@@ -1812,7 +1805,7 @@ def _cut(func, args, kwargs, out, before=None):
         else None
     )
     if not how:
-        _quietly(_carry_cut_term, func, ins, kwargs, out)
+        _quietly(_carry_cut_term, func, ins, out)
     graphed = [t for t in ins if t.requires_grad] if how else ()
     leaves = before or (graphed and _leaves_of(graphed))
     if leaves:
@@ -1825,8 +1818,11 @@ def _cut(func, args, kwargs, out, before=None):
         leaves = tuple({id(r()): r for r in (*leaves, *now)}.values())
         records = [_Cut(_site(), how, leaves)]
         made = graphed[0].grad_fn if graphed else None
-        records[0].kind = _name(made) if made else None
         records[0].ran = bool(made and made.metadata.get(ROOT))
+        # A saved tensor a backward freed reads as unknown: not weights.
+        made = _quietly(_weights_only, func, ins, graphed)
+        records[0].weights_only = made is not None
+        records[0].sources = made or frozenset()
     if not records:
         return
     records = tuple(dict.fromkeys(records))[-8:]
@@ -1837,7 +1833,8 @@ def _cut(func, args, kwargs, out, before=None):
         # A parameter written in place (an init, an average) is not a
         # value cut from it.
         if isinstance(o, torch.Tensor) and not (
-            o.is_leaf and o.requires_grad
+            o.is_leaf
+            and (o.requires_grad or isinstance(o, torch.nn.Parameter))
         ):
             _put(_CUTS, o, records)
 
@@ -1850,10 +1847,10 @@ _KEEP_TERM = _SUMS | {
 }  # fmt: skip
 
 
-def _carry_cut_term(func, ins, kwargs, out):
-    """Mark a sum that takes in, beside a value with a graph, a scalar
-    cut from a graph elsewhere (not on this line: x - x.detach() is a
-    trick), and what only sums and constant multiples make from it."""
+def _carry_cut_term(func, ins, out):
+    """Mark a sum that takes in, beside a value with a graph, a number
+    cut from the weights alone, and what only sums and constant
+    multiples make from it."""
     name = getattr(func, "__name__", "")
     graphed = [t for t in ins if t.requires_grad]
     if not (
@@ -1866,31 +1863,110 @@ def _carry_cut_term(func, ins, kwargs, out):
     if mark and (name in _SUMS or len(graphed) == 1):
         _put(_CUT_TERMS, out, mark)
         return
-    # What a sum subtracts (a - ref, torch.add(a, ref, alpha=-1)) is an
-    # offset, kept constant on purpose.
-    alpha = kwargs.get("alpha", 1)
-    minus = ("sub" in name) == (alpha > 0)
     terms = [
         c
-        for i, t in enumerate(ins)
-        if not t.requires_grad
-        and t.numel() == 1
-        and not (minus and i == (0 if "rsub" in name else 1))
+        for t in ins
+        if not t.requires_grad and t.numel() == 1
         for c in _get(_CUTS, t) or ()
         # A gradient's term: gradient-term-adds-nothing says it. A loss
         # backpropagated already, added for a log, trained its share.
-        if c.how != _GRAD_CUT and not c.ran
+        if c.weights_only and c.how != _GRAD_CUT and not c.ran
     ]
-    kinds = {t.grad_fn and _name(t.grad_fn) for t in graphed}
-    # Beside a value of its own kind (nll - nll_ref), a reference.
-    terms = [c for c in terms if c.kind not in kinds]
-    if name in _SUMS and terms and any(not t.is_leaf for t in graphed):
-        site = _site()
-        if (
-            _yours(_frames(terms[-1].site))[-1:]
-            != _yours(_frames(site))[-1:]
-        ):
-            _put(_CUT_TERMS, out, (terms[-1], site))
+    if (
+        name in _SUMS
+        and terms
+        and any(not t.is_leaf for t in graphed)
+        and not _feeds(terms[-1].sources, graphed)
+    ):
+        _put(_CUT_TERMS, out, (terms[-1], _site()))
+
+
+# Operations whose input without a graph may be a number (a scalar
+# multiple, an added constant) rather than data.
+_SCALAR_OPS = {
+    "AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0",
+    "RsubBackward1", "PowBackward0",
+}  # fmt: skip
+
+
+def _weights_only(func, ins, graphed, most=256):
+    """The nodes (not leaves) a cut value was made by, if it was made
+    from parameters alone, else None: no data in it (a statistic of
+    the activations, a shift of a logsumexp, a teacher's output are
+    data's). Under no_grad or .data: each input a parameter, a number,
+    or itself made from parameters alone; cut from a graph: no
+    operation in it took in a tensor of data."""
+    if func not in _DETACHES:
+        made = []
+        for t in ins:
+            recs = _get(_CUTS, t) or ()
+            if (t.is_leaf and t.requires_grad) or t.numel() == 1:
+                continue
+            if not recs or not all(r.weights_only for r in recs):
+                return None
+            made += [r.sources for r in recs]
+        return frozenset().union(*made)
+    todo = [t.grad_fn for t in graphed if t.grad_fn is not None]
+    seen = set()
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if len(seen) > most or not _no_data(node):
+            return None
+        todo += [c for c, _ in node.next_functions if c is not None]
+    return (
+        frozenset(n for n in seen if not _is_leaf(n)) if seen else None
+    )
+
+
+def _feeds(sources, tensors, most=2048):
+    """True if a graph behind the tensors holds one of the nodes a cut
+    value was made by (a straight-through estimator's correction, added
+    to the value it was cut from), or is too large to tell."""
+    if not sources:
+        return False
+    todo = [t.grad_fn for t in tensors if t.grad_fn is not None]
+    seen = set()
+    while todo:
+        node = todo.pop()
+        if node in seen or _is_leaf(node):
+            continue
+        if node in sources or len(seen) > most:
+            return True
+        seen.add(node)
+        todo += [c for c, _ in node.next_functions if c is not None]
+    return False
+
+
+def _no_data(node):
+    """True if every input of the node without a graph is a number."""
+    if all(c is not None for c, _ in node.next_functions):
+        return True
+    if _name(node) not in _SCALAR_OPS:
+        return False
+    saved = (
+        getattr(node, f"_saved_{k}", None) for k in ("self", "other")
+    )
+    return all(
+        not isinstance(t, torch.Tensor)
+        or t.numel() == 1
+        or t.requires_grad
+        for t in saved
+    )
+
+
+def _note_cuts(call, tensors):
+    """The cuts the tensors a backward() starts from read, and the
+    constant term cut from a graph that one of them adds."""
+    call.cuts = tuple(
+        dict.fromkeys(c for t in tensors for c in _get(_CUTS, t) or ())
+    )
+    call.cut_term = next(
+        (m for t in tensors if (m := _get(_CUT_TERMS, t))), None
+    )
+    _CUT_TERMS.clear()
 
 
 def _cut_by_grad(tensors, grads):
