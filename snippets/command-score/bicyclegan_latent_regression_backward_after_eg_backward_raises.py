@@ -1,7 +1,7 @@
 """BicycleGAN's update_G_and_E without retain_graph=True: the latent
 regression loss, backpropagated alone after the encoder and generator's
-loss, runs back through the generator's fake_B_random, whose graph the
-first backward freed.
+loss, runs back through the generator's fake_B_random, whose graph
+loss_G.backward() freed just before.
 
 Source: https://github.com/junyanz/BicycleGAN/issues/81. A reader asks
 why backward_EG calls self.loss_G.backward(retain_graph=True); with
