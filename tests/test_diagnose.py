@@ -1211,6 +1211,33 @@ for i in range(4):
     loss.backward()
     opt.step()
 """,
+    # Review 18: a stale reference the loss subtracts, made by another operation than the
+    # current value (an excess loss over losses made once; a reference log-probability written
+    # another way): stale-summed-term's first version answered recompute alone (an offset).
+    "excess_loss_over_references_made_once": """\
+model = nn.Linear(10, 4)
+opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+batches = [(torch.randn(32, 10), torch.randint(0, 4, (32,))) for _ in range(3)]
+refs = [nn.functional.cross_entropy(model(x), y, reduction="none").mean() for x, y in batches]
+for epoch in range(2):
+    for (x, y), ref in zip(batches, refs):
+        excess = nn.functional.cross_entropy(model(x), y) - ref
+        opt.zero_grad()
+        excess.backward()
+        opt.step()
+""",
+    "reference_subtracted_by_add_with_alpha": """\
+lm = nn.Linear(6, 5)
+opt = torch.optim.Adam(lm.parameters(), lr=1e-2)
+x, tok = torch.randn(16, 6), torch.randint(0, 5, (16,))
+ref_lp = nn.functional.softmax(lm(x), -1).log()
+for step in range(3):
+    lp = nn.functional.log_softmax(lm(x), -1)
+    loss = nn.functional.nll_loss(lp, tok) + 0.1 * torch.add(lp, ref_lp, alpha=-1).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
     "reference_log_probs_kept_as_a_snapshot": """\
 policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
 opt = torch.optim.Adam(policy.parameters(), 1e-2)

@@ -314,8 +314,7 @@ def _read_changes(f, graph, outs):
         stepping=type(running).__name__ if running else None,
         stepped=bool(steps) and not running,
         frozen_since=any(
-            (t := r()) is not None and not t.requires_grad
-            for r, _ in by.versions.values()
+            not t.requires_grad for t in leaves_alive(by).values()
         ),
         other_grad_outputs=bool(by.grad_outputs)
         and not _same(by.grad_outputs, outs),

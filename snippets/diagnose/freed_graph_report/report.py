@@ -63,9 +63,19 @@ _SUMMED = (
     "a term of the sum: the loss adds it (through sums and constant "
     "multiples only); detached, it is a constant that trains nothing"
 )
+_REPEATED = (
+    "repeated: the same lines of yours backpropagated it before, for "
+    "the same inputs (a loop)"
+)
+_FROZEN_SINCE = (
+    "switched off since: parameters that backward trained have "
+    "requires_grad off now (the second loss must not train them)"
+)
 # By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {
     "stale-summed-term": [(None, _SUMMED)],
+    "loss-repeated": [(None, _REPEATED)],
+    "same-forward-frozen-between": [(None, _FROZEN_SINCE)],
     "carried-made-once": [(None, _MADE_ONCE)],
     "carried-transformed": [(None, _STATE)],
     "carried-state": [("running_sum", _RUNNING_SUM)],

@@ -1816,13 +1816,7 @@ def _cut(func, args, kwargs, out, before=None):
         step = _STEPS[0]
         now = [x for r in records if r.step == step for x in r.params]
         leaves = tuple({id(r()): r for r in (*leaves, *now)}.values())
-        records = [_Cut(_site(), how, leaves)]
-        made = graphed[0].grad_fn if graphed else None
-        records[0].ran = bool(made and made.metadata.get(ROOT))
-        # A saved tensor a backward freed reads as unknown: not weights.
-        made = _quietly(_weights_only, func, ins, graphed)
-        records[0].weights_only = made is not None
-        records[0].sources = made or frozenset()
+        records = [_new_cut(how, leaves, func, ins, graphed)]
     if not records:
         return
     records = tuple(dict.fromkeys(records))[-8:]
@@ -1837,6 +1831,19 @@ def _cut(func, args, kwargs, out, before=None):
             and (o.requires_grad or isinstance(o, torch.nn.Parameter))
         ):
             _put(_CUTS, o, records)
+
+
+def _new_cut(how, leaves, func, ins, graphed):
+    """A cut's record: whether a backward had started from the value
+    cut, and the nodes it was made by if made from weights alone."""
+    cut = _Cut(_site(), how, leaves)
+    made = graphed[0].grad_fn if graphed else None
+    cut.ran = bool(made and made.metadata.get(ROOT))
+    # A saved tensor a backward freed reads as unknown: not weights.
+    sources = _quietly(_weights_only, func, ins, graphed)
+    cut.weights_only = sources is not None
+    cut.sources = sources or frozenset()
+    return cut
 
 
 # What keeps a term a constant added to the loss: a sum, a multiple
