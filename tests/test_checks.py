@@ -1084,6 +1084,62 @@ NEAR.update(
     }
 )
 
+# stale-cut-value by value (review 20): a value computed from the weights alone, cut once and
+# taken in by the loss before any data, stays old while the weights it came from train by another
+# path. Compared with its fresh counterpart it is a reference; made from data, or kept up to date
+# by an average, or a copy of the weights, it is not computed once from them.
+_WN = "wn = model[0].weight.norm(dim=1, keepdim=True).detach()\n"
+_HEAD = "    h = x @ (model[0].weight / wn).T + model[0].bias\n"
+_OUT = "    nn.functional.mse_loss(model[2](h.tanh()), y).backward()"
+NEAR.update(
+    {
+        "weight_norms_made_once_divide_the_weights": (
+            _WN + _CUT_LOOP.format(_HEAD + _OUT),
+            "stale-cut-value",
+        ),
+        "weight_norms_made_under_no_grad_scale_a_loss": (
+            "with torch.no_grad():\n    w = model[0].weight.pow(2).mean().exp()\n"
+            + _CUT_LOOP.format("    (w * nn.functional.mse_loss(model(x), y)).backward()"),
+            "stale-cut-value",
+        ),
+        "weight_norms_made_at_each_step": (
+            _CUT_LOOP.format("    " + _WN + _HEAD + _OUT),
+            "",
+        ),
+        "initial_norm_held_as_a_target": (
+            "n0 = model[0].weight.norm().detach()\n"
+            + _CUT_LOOP.format(
+                "    pen = (model[0].weight.norm() - n0) ** 2\n"
+                "    (nn.functional.mse_loss(model(x), y) + pen).backward()"
+            ),
+            "",
+        ),
+        "anchor_flattened_with_parameters_to_vector": (
+            "vec = nn.utils.parameters_to_vector\n"
+            "anchor = vec(model.parameters()).detach()\n"
+            + _CUT_LOOP.format(
+                "    pen = (vec(model.parameters()) - anchor).pow(2).sum()\n"
+                "    (nn.functional.mse_loss(model(x), y) + 1e-2 * pen).backward()"
+            ),
+            "",
+        ),
+        "old_outputs_made_from_data_under_no_grad": (
+            "x0 = torch.randn(8, 4)\nwith torch.no_grad():\n"
+            "    s = model[0].weight.norm().exp()\n    old = model(x0) * s\n"
+            + _CUT_LOOP.format("    (model(x0) * old).mean().backward()"),
+            "",
+        ),
+        "weight_norms_kept_as_a_running_average": (
+            "avg = torch.ones(8, 1)\n"
+            + _CUT_LOOP.format(
+                "    with torch.no_grad():\n"
+                "        avg = 0.9 * avg + 0.1 * model[0].weight.norm(dim=1, keepdim=True)\n"
+                "    h = x @ (model[0].weight / avg).T + model[0].bias\n" + _OUT
+            ),
+            "",
+        ),
+    }
+)
 NEAR.update(
     {
         name: (f"SCALER = {kwargs!r}\n" + _AMP + body + _AMP_STEP, want)

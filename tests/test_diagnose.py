@@ -1589,6 +1589,28 @@ for w in range(0, 10, 4):
 }
 
 
+# made-from-weights (December 2026): a value made from parameters alone, held and read again
+# as it was, stale or taken in by a new forward from the same line: recompute. Its first version
+# answered recompute for a memory that moves on at each segment from token embeddings (held
+# out, Infini-attention: now looked at); review 21 broke it with a peer's output on token ids
+# (an embedding lookup of data: now data) and a product with the weights' fresh direction (an
+# anchor: a twin); a value compared with a fresh one stays a reference.
+DECIDED["gram_of_the_weights_made_before_the_loop"] = (
+    "recompute",
+    """\
+w, head = nn.Linear(4, 4), nn.Linear(4, 1)
+opt = torch.optim.Adam([*w.parameters(), *head.parameters()], 1e-2)
+gram = w.weight @ w.weight.T
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    loss = ((head(w(x) @ gram) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+
+
 # Programs that ask where they were decided before the fed-back fact (a third review): a cache
 # handed back unchanged through the call that reads it looks, at the failing backward, like a
 # state handed on after the step. The right fix (recompute) must stay in the answer; alone is
@@ -1663,6 +1685,54 @@ for step in range(4):
 """,
     ),
 }
+
+
+AMONG["memory_moved_on_from_token_embeddings"] = (
+    "detach",
+    """\
+emb, k, head = nn.Embedding(11, 4), nn.Linear(4, 4), nn.Linear(4, 11)
+opt = torch.optim.Adam([*emb.parameters(), *k.parameters(), *head.parameters()], 1e-2)
+memory = torch.zeros(4)
+for step in range(3):
+    ids = torch.randint(0, 11, (6,))
+    h = emb(ids)
+    out = head(h + memory)
+    memory = memory + k(h).mean(0)
+    loss = nn.functional.cross_entropy(out, ids)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+AMONG["first_direction_held_as_an_anchor"] = (
+    "detach",
+    """\
+fc = nn.Linear(6, 3)
+opt = torch.optim.SGD(fc.parameters(), lr=0.1)
+d0 = nn.functional.normalize(fc.weight, dim=1)
+for step in range(3):
+    x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
+    align = (nn.functional.normalize(fc.weight, dim=1) * d0).sum()
+    loss = nn.functional.cross_entropy(fc(x), y) - 0.1 * align
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+AMONG["first_norm_held_as_a_target"] = (
+    "detach",
+    """\
+model = nn.Linear(4, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+n0 = model.weight.norm()
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 4)
+    loss = ((model(x) - y) ** 2).mean() + (model.weight.norm() - n0) ** 2
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
 
 
 @pytest.mark.parametrize("name", sorted(AMONG))

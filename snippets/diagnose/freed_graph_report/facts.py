@@ -20,6 +20,7 @@ import torch
 
 from .watching import (
     _CALLING,
+    _COPY_NODES,
     _CUT_PARAMS,
     _FINDINGS,
     _GRAD_CUT,
@@ -134,6 +135,16 @@ DECIDING = {
     "with a value of its own kind (a snapshot compared with its "
     "current value is a reference): detached, the value is a constant "
     "that adds nothing to any gradient",
+    "same_line": "the backward that freed it ran from the same line "
+    "of yours as this one (its run before, in a loop), not another "
+    "line of the same pass",
+    "from_weights": "the value was computed from tensors that need a "
+    "gradient alone (no data went into it: every node below it takes "
+    "in only those, or a number, and none picks rows by an index, "
+    "which may be token ids), not only copied or reshaped, and "
+    "nothing that takes it in compares it with another value (a "
+    "subtraction, a distance, a loss with it as the target, a product "
+    "with its fresh twin)",
     "alone": "the value is the loss's only way to anything that needs "
     "a gradient: one reused value, and no leaf reached without it "
     "(detached, the backward has nothing to run)",
@@ -323,6 +334,7 @@ def _read_changes(f, graph, outs):
         cleared=not mine and graph.cleared(by),
         grads_cleared=graph.cleared(by),
         updates_left_it=bool(changed_since(by)) and not changed,
+        same_line=_yours(by.site)[-1:] == _yours(f.site)[-1:],
         retrained=_yours(by.site)[-1:] == _yours(f.site)[-1:]
         and any(_changed_after(t, by.number) for t in f._only.values())
         and not any(
@@ -366,6 +378,7 @@ def _read_shape(f, graph):
         running_sum=bool(f.crossings)
         and all(_name(j) == "AddBackward0" for j, _ in f.crossings),
         summed=_summed(f.roots, f.crossings),
+        from_weights=_from_weights(f.crossings),
         alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine
@@ -394,6 +407,57 @@ def _summed(roots, crossings):
         and not _subtracted(j, n)
         for j, n in crossings
     )
+
+
+def _from_weights(crossings, most=2000):
+    """True if each value taken in was computed from tensors that need
+    a gradient alone (every node below it takes in only those, or a
+    number through a scalar's own overload, and picks no rows by an
+    index), not only copied or reshaped from them, and no node that
+    takes it in compares it with another value (a - ref, a distance,
+    a loss with it as the target, a product with its fresh twin)."""
+    if not crossings or any(
+        _name(j) in _COMPARING_NODES or _twin(j, n)
+        for j, n in crossings
+    ):
+        return False
+    todo, seen, computed = [n for _, n in crossings], set(), False
+    while todo:
+        node = todo.pop()
+        if node in seen or _is_leaf(node):
+            continue
+        seen.add(node)
+        kids = [c for c, _ in node.next_functions]
+        if (
+            len(seen) > most
+            or not kids
+            or None in kids
+            or _name(node) in _INDEXING_NODES
+        ):
+            return False
+        computed = computed or _name(node) not in _COPY_NODES
+        todo += kids
+    return computed
+
+
+# Nodes that pick rows by an index tensor, which the graph does not
+# show: token ids from the data look like a table's own positions.
+_INDEXING_NODES = {
+    "EmbeddingBackward0", "EmbeddingBagBackward0", "IndexBackward0",
+    "IndexSelectBackward0", "GatherBackward0", "TakeBackward0",
+    "TakeAlongDimBackward0",
+}  # fmt: skip
+# Nodes that compare two values: a value kept and compared is a
+# reference (a target, an anchor), whatever made it.
+_COMPARING_NODES = {
+    "SubBackward0", "RsubBackward0", "RsubBackward1",
+    "MseLossBackward0",
+    "L1LossBackward0", "SmoothL1LossBackward0", "HuberLossBackward0",
+    "KlDivBackward0", "BinaryCrossEntropyBackward0",
+    "BinaryCrossEntropyWithLogitsBackward0", "NllLossBackward0",
+    "CosineSimilarityBackward0", "DistBackward0", "CdistBackward0",
+    "PdistBackward0",
+}  # fmt: skip
 
 
 def _subtracted(node, value):
@@ -1317,9 +1381,10 @@ CHECKING = {
     ".data, no_grad), with no gradient at any step since, nor a "
     "write by anything but a step (trained before: through a value "
     "cut once and read at several steps)",
-    "stale_cut": "parameters that a loss reached only through a value "
-    "cut from them, read at two steps or more, made before a step "
-    "changed them",
+    "stale_cut": "parameters that a loss reached through a value cut "
+    "from them, read at two steps or more, made before a step changed "
+    "them: only through it, or by another path too where the value "
+    "was computed from the weights alone (not a copy of them)",
     "clipped_scaled": "clip_grad_norm_ or clip_grad_value_ clipped the "
     ".grad of an optimizer's parameters that a GradScaler's scaled "
     "backward wrote, before unscale_() of that optimizer, and the "
@@ -1346,7 +1411,14 @@ def findings():
     backward call a check may report, one for each cut value that
     froze parameters or was read stale, and one for each clip, or
     penalty, of gradients a GradScaler still scaled."""
-    found = _cut_findings() + [_scaled(f) for f in _SCALED_FOUND]
+    terms = {
+        c.cut_term[0]
+        for c in _FINDINGS
+        if c.cut_term and _trained_names(c.cut_term[0])
+    }
+    # A term cut once and added: cut-term-adds-nothing says more.
+    found = [f for f in _cut_findings() if f.cut not in terms]
+    found += [_scaled(f) for f in _SCALED_FOUND]
     found += _differing()
     found += [
         _finding(once_lost=True, once=backward, taken=_frames(site))

@@ -71,9 +71,14 @@ _FROZEN_SINCE = (
     "switched off since: parameters that backward trained have "
     "requires_grad off now (the second loss must not train them)"
 )
+_FROM_WEIGHTS = (
+    "made from the weights: computed from parameters alone (no data "
+    "went into it), compared with nothing: a function of them"
+)
 # By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {
     "stale-summed-term": [(None, _SUMMED)],
+    "made-from-weights": [(None, _FROM_WEIGHTS)],
     "loss-repeated": [(None, _REPEATED)],
     "same-forward-frozen-between": [(None, _FROZEN_SINCE)],
     "carried-made-once": [(None, _MADE_ONCE)],
@@ -736,6 +741,18 @@ def _cut_text(check, f):
             f"{shown} reached the loss only through the value cut "
             f"there (by {f.cut.how}), and had no gradient at "
             f"{_steps_after(f.steps)}: the cut froze {_them(names)}"
+        )
+    elif any(c.got for c in f.params):
+        one = len(names) == 1
+        its, they = (
+            ("its", "it trains") if one else ("their", "they train")
+        )
+        harm = (
+            f"that value (cut by {f.cut.how}), computed from the "
+            f"weights alone and read at "
+            f"{_count(len(f.cut.steps), 'step')}, was made before a "
+            f"step changed {shown}: the loss reads what {its} old "
+            f"values made, while {they} by another path"
         )
     else:
         one = len(names) == 1

@@ -688,6 +688,28 @@ def _stale_cache(f):
     return f.stale and f.only and (f.replaced or f.trains_outside)
 
 
+@rule("made-from-weights", "recompute", "value")
+def _made_from_weights(f):
+    """Built after the backward, from a value kept from before it, not
+    carried, and computed from parameters alone, compared with nothing
+    (a scale exp(log_s), normalized weights, a low-rank product), held
+    and read again as it was (a memo, not a state that moved on to a
+    newer value built on it), and either stale or taken in by a new
+    forward from the line whose last run freed it (a loop): a
+    function of the weights, to make again from them in each forward
+    (where they have not changed, it gives the same values and the
+    same gradients). Not two losses of one pass (one backward), nor
+    where this loss trains another optimizer's parameters."""
+    return (
+        f.order == "after"
+        and f.from_weights
+        and f.unchanged
+        and (f.stale or (f.new_forward and f.same_line))
+        and not f.carried
+        and not f.other_model
+    )
+
+
 @rule(
     "stale-only-through",
     [(Q_CACHE_NOW, "recompute"), (Q_TARGET_OR, "detach")],
@@ -929,8 +951,10 @@ def _frozen_by_cut(f):
 def _stale_cut_value(f):
     """A value cut from its graph was made once and read at several
     steps, and a step changed parameters it was cut from since; they
-    reached the loss only through it: it is a value of their old
-    weights, and they get no gradient from it."""
+    reached the loss only through it (it is a value of their old
+    weights, and they get no gradient from it), or it was computed
+    from the weights alone (a norm, a lookup of fixed rows), not
+    copied: the loss mixes their old values with the new."""
     return f.stale_cut
 
 

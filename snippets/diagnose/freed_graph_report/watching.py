@@ -1730,6 +1730,7 @@ _CUT_PARAMS = {}  # id(parameter): its _CutParameter
 _READ_NOW = []  # the cuts read by a backward since the last step
 _GRADDED = {}  # the parameters that had a .grad at a step (weakly)
 _STALE = []  # (cut, _CutParameter): a value read when stale
+_MIXED = {}  # tensor: True, made without a graph from data and cuts
 # The reentrant checkpoint forwards running now: each, the cuts its
 # arguments came through (a value it reads from outside is no argument).
 _RECOMPUTED = []
@@ -1744,6 +1745,7 @@ class _Cut:
     __slots__ = (
         "site", "how", "params", "number", "step", "steps", "fresh",
         "checkpointed", "names", "weights_only", "sources", "ran",
+        "computed", "entered",
     )  # fmt: skip
 
     def __init__(self, site, how, params):
@@ -1757,6 +1759,11 @@ class _Cut:
         self.weights_only = False  # made from parameters, no data
         self.sources = frozenset()  # then: the nodes it was cut from
         self.ran = False  # a loss a backward had started from
+        # Made from weights alone by more than a copy or a new shape
+        # (an anchor of the weights is meant to stay old).
+        self.computed = False
+        # Taken in by an operation with a graph before any data joined.
+        self.entered = False
 
 
 class _CutParameter:
@@ -1819,6 +1826,8 @@ def _cut(func, args, kwargs, out, before=None):
         records = [_new_cut(how, leaves, func, ins, graphed)]
     if not records:
         return
+    if not leaves:
+        _quietly(_carry_mixed, func, ins, out)
     records = tuple(dict.fromkeys(records))[-8:]
     for r in records if _RECOMPUTED else ():
         r.checkpointed = r.checkpointed or r not in _RECOMPUTED[-1]
@@ -1843,7 +1852,78 @@ def _new_cut(how, leaves, func, ins, graphed):
     sources = _quietly(_weights_only, func, ins, graphed)
     cut.weights_only = sources is not None
     cut.sources = sources or frozenset()
+    cut.computed = cut.weights_only and (
+        any(_name(n) not in _COPY_NODES for n in cut.sources)
+        if func in _DETACHES
+        else getattr(func, "__name__", "") not in _COPY_OPS
+        or any(r.computed for t in ins for r in _get(_CUTS, t) or ())
+    )
     return cut
+
+
+# What copies weights or gives them a new shape: a value made by these
+# alone is a snapshot of the weights (an anchor), not computed from
+# them.
+_COPY_OPS = {
+    "clone", "view", "reshape", "flatten", "cat", "stack", "t",
+    "transpose", "permute", "squeeze", "unsqueeze", "contiguous",
+    "to", "cpu", "float", "double", "half", "detach", "__getitem__",
+    "copy_", "__get__", "expand", "view_as", "reshape_as",
+}  # fmt: skip
+_COPY_NODES = {
+    "CloneBackward0", "ViewBackward0", "UnsafeViewBackward0",
+    "ReshapeAliasBackward0", "CatBackward0", "StackBackward0",
+    "TBackward0", "TransposeBackward0", "PermuteBackward0",
+    "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2",
+    "UnsqueezeBackward0", "ToCopyBackward0", "SelectBackward0",
+    "SliceBackward0", "ExpandBackward0", "AliasBackward0",
+}  # fmt: skip
+
+
+def _carry_mixed(func, ins, out):
+    """Note the cuts whose values an operation with a graph takes in
+    before data joined them (a weight norm the weights are divided by,
+    not log-probabilities a rollout made under no_grad), and mark what
+    an operation without a graph makes from data and cut values."""
+    plain = [t for t in ins if not t.requires_grad]
+    if len(plain) < len(ins):
+        # Compared with a value made now (a norm against the first
+        # one's): a reference, meant to stay old.
+        if _op_name(func) not in _COMPARES:
+            for t in plain:
+                for r in () if _mixed(t) else _get(_CUTS, t) or ():
+                    r.entered = True
+        return
+    if any(_mixed(t) for t in plain):
+        outs = pytree.tree_leaves(out)
+        for o in (o for o in outs if isinstance(o, torch.Tensor)):
+            _put(_MIXED, o, True)
+
+
+def _mixed(t):
+    """True if a tensor without a graph holds data: made from data, or
+    data itself (more than a number, and cut from no weights)."""
+    recs = _get(_CUTS, t)
+    return bool(_get(_MIXED, t)) or (
+        t.numel() > 1
+        and not (recs and all(r.weights_only for r in recs))
+    )
+
+
+def _op_name(func):
+    return getattr(func, "__name__", "")
+
+
+# Operations that compare two values: a value cut once and compared
+# with one made at each step is a reference (a target, an anchor).
+_COMPARES = {
+    "sub", "__sub__", "__rsub__", "rsub", "sub_", "mse_loss",
+    "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
+    "cross_entropy", "nll_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "cosine_similarity",
+    "pairwise_distance", "dist", "cdist", "cosine_embedding_loss",
+    "margin_ranking_loss", "triplet_margin_loss",
+}  # fmt: skip
 
 
 # What keeps a term a constant added to the loss: a sum, a multiple
@@ -2101,11 +2181,41 @@ def _step_cuts(params, grads):
         c.meant = c.meant or written or not p.requires_grad
         c.steps, c.version, c.print = c.steps + 1, p._version, _print(p)
         c.got += got
-        for cut in [x for x in read if any(r() is p for r in x.params)]:
-            if got:
+        cuts = [x for x in read if any(r() is p for r in x.params)]
+        # A value cut from this step's weights, read beside an older
+        # one: an average kept up to date, not a value made once.
+        now = [x for x in cuts if x.step == _STEPS[0]]
+        for cut in cuts:
+            # A value computed from the weights alone is stale by value
+            # even where they reach the loss by a fresh path too.
+            renewed = any(x is not cut for x in now)
+            if cut.computed and got and not renewed:
+                cut.computed = cut.entered and _cut_by_you(cut.site)
+            if got and (renewed or not cut.computed):
                 cut.fresh.add(c)
             elif len(cut.steps) > 1 and _changed_after(p, cut.number):
                 _STALE.append((cut, c))
+
+
+def _cut_by_you(site):
+    """True if your code made the cut, through torch's operations and
+    layers: not a library's code, nor torch's own utilities (an
+    orthogonal parametrization's base, a spectral norm's vectors)."""
+    for path, _, _ in reversed(_frames(site)):
+        if _is_here(path):
+            continue
+        if path.startswith(_TORCH_DIR):
+            if path.startswith(_TORCH_UTILS):
+                return False
+            continue
+        return not _is_library(path)
+    return False
+
+
+_TORCH_UTILS = (
+    os.path.join(_TORCH_DIR, "nn", "utils"),
+    os.path.join(_TORCH_DIR, "optim"),
+)
 
 
 def _print(p):
@@ -2138,11 +2248,13 @@ def _cuts_after_step():
     the first CUT_STEPS steps."""
     _READ_NOW.clear()
     _SOURCES.clear()
-    for key in [k for k, (ref, _) in _CUTS.items() if ref() is None]:
-        del _CUTS[key]
+    for marks in (_CUTS, _MIXED):
+        for key in [k for k, (r, _) in marks.items() if r() is None]:
+            del marks[key]
     if _STEPS[0] >= CUT_STEPS:
         _CUTTING[0] = False
         _CUTS.clear()
+        _MIXED.clear()
         _CUT_TERMS.clear()
 
 
@@ -2497,7 +2609,7 @@ def _forget_runs():
     _STEPS[0] = 0
     for kept in (
         _FINDINGS, _STEPPED_WITH_GRAD, _UNDER_KEPT,
-        _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE,
+        _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE, _MIXED,
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
         _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
         _USED_LINES,
