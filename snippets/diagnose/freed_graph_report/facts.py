@@ -20,6 +20,7 @@ import torch
 
 from .watching import (
     _CALLING,
+    _COMPARING_NODES,
     _COPY_NODES,
     _CUT_PARAMS,
     _FINDINGS,
@@ -316,6 +317,7 @@ def _read_changes(f, graph, outs):
     steps = steps_between(by.number)
     mine = [r for r in f.roots if r in f.old]
     inputs = {} if mine else graph.input_grads(by, f._trained, f._every)
+    same_line = _yours(by.site)[-1:] == _yours(f.site)[-1:]
     f.__dict__.update(
         changed=len(changed),
         replaced=len(replaced),
@@ -334,8 +336,8 @@ def _read_changes(f, graph, outs):
         cleared=not mine and graph.cleared(by),
         grads_cleared=graph.cleared(by),
         updates_left_it=bool(changed_since(by)) and not changed,
-        same_line=_yours(by.site)[-1:] == _yours(f.site)[-1:],
-        retrained=_yours(by.site)[-1:] == _yours(f.site)[-1:]
+        same_line=same_line,
+        retrained=same_line
         and any(_changed_after(t, by.number) for t in f._only.values())
         and not any(
             _changed_after(t, by.number) for t in f._outside.values()
@@ -446,17 +448,6 @@ _INDEXING_NODES = {
     "EmbeddingBackward0", "EmbeddingBagBackward0", "IndexBackward0",
     "IndexSelectBackward0", "GatherBackward0", "TakeBackward0",
     "TakeAlongDimBackward0",
-}  # fmt: skip
-# Nodes that compare two values: a value kept and compared is a
-# reference (a target, an anchor), whatever made it.
-_COMPARING_NODES = {
-    "SubBackward0", "RsubBackward0", "RsubBackward1",
-    "MseLossBackward0",
-    "L1LossBackward0", "SmoothL1LossBackward0", "HuberLossBackward0",
-    "KlDivBackward0", "BinaryCrossEntropyBackward0",
-    "BinaryCrossEntropyWithLogitsBackward0", "NllLossBackward0",
-    "CosineSimilarityBackward0", "DistBackward0", "CdistBackward0",
-    "PdistBackward0",
 }  # fmt: skip
 
 

@@ -1855,7 +1855,7 @@ def _new_cut(how, leaves, func, ins, graphed):
     cut.computed = cut.weights_only and (
         any(_name(n) not in _COPY_NODES for n in cut.sources)
         if func in _DETACHES
-        else getattr(func, "__name__", "") not in _COPY_OPS
+        else _op_name(func) not in _COPY_OPS
         or any(r.computed for t in ins for r in _get(_CUTS, t) or ())
     )
     return cut
@@ -1924,6 +1924,16 @@ _COMPARES = {
     "pairwise_distance", "dist", "cdist", "cosine_embedding_loss",
     "margin_ranking_loss", "triplet_margin_loss",
 }  # fmt: skip
+# The same, as the nodes a graph keeps of them.
+_COMPARING_NODES = {
+    "SubBackward0", "RsubBackward0", "RsubBackward1",
+    "MseLossBackward0", "L1LossBackward0", "SmoothL1LossBackward0",
+    "HuberLossBackward0", "KlDivBackward0",
+    "BinaryCrossEntropyBackward0",
+    "BinaryCrossEntropyWithLogitsBackward0", "NllLossBackward0",
+    "CosineSimilarityBackward0", "DistBackward0", "CdistBackward0",
+    "PdistBackward0",
+}  # fmt: skip
 
 
 # What keeps a term a constant added to the loss: a sum, a multiple
@@ -1938,7 +1948,7 @@ def _carry_cut_term(func, ins, out):
     """Mark a sum that takes in, beside a value with a graph, a number
     cut from the weights alone, and what only sums and constant
     multiples make from it."""
-    name = getattr(func, "__name__", "")
+    name = _op_name(func)
     graphed = [t for t in ins if t.requires_grad]
     if not (
         isinstance(out, torch.Tensor)
