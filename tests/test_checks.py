@@ -1129,6 +1129,50 @@ NEAR.update(
             + _CUT_LOOP.format("    (model(x0) * old).mean().backward()"),
             "",
         ),
+        "weight_norms_computed_from_a_data_view": (
+            _WN.replace(".weight.norm", ".weight.data.norm").replace(".detach()", "")
+            + _CUT_LOOP.format(_HEAD + _OUT),
+            "stale-cut-value",
+        ),
+        "weight_norms_from_a_view_made_under_no_grad": (
+            "with torch.no_grad():\n    w = model[0].weight.view(8, 4)\n"
+            "    wn = w.norm(dim=1, keepdim=True)\n" + _CUT_LOOP.format(_HEAD + _OUT),
+            "stale-cut-value",
+        ),
+        "weight_norms_made_once_and_compared_with_fresh_ones_for_a_print": (
+            _WN
+            + _CUT_LOOP.format(
+                _HEAD + _OUT + "\n    with torch.no_grad():\n"
+                "        print(torch.allclose(wn, model[0].weight.norm(dim=1, keepdim=True)))"
+            ),
+            "stale-cut-value",
+        ),
+        "weights_centred_by_a_mean_made_once": (
+            "mu = model[0].weight.mean(0, keepdim=True).detach()\n"
+            + _CUT_LOOP.format("    h = x @ (model[0].weight - mu).T + model[0].bias\n" + _OUT),
+            "stale-cut-value",
+        ),
+        "row_norms_held_as_a_target": (
+            "n0 = model[0].weight.norm(dim=1).detach()\n"
+            + _CUT_LOOP.format(
+                "    pen = (model[0].weight.norm(dim=1) - n0).pow(2).sum()\n"
+                "    (nn.functional.mse_loss(model(x), y) + pen).backward()"
+            ),
+            "",
+        ),
+        "rows_looked_up_in_order_under_inference_mode": (
+            "with torch.inference_mode():\n"
+            "    rows = nn.functional.embedding(torch.arange(4), model[0].weight.T)\n"
+            + _CUT_LOOP.format("    h = model[0](x) * rows.sum(0)\n" + _OUT),
+            "stale-cut-value",
+        ),
+        "rows_picked_by_data_under_inference_mode": (
+            "with torch.inference_mode():\n"
+            "    ids = torch.randint(0, 4, (4,))\n"
+            "    rows = nn.functional.embedding(ids, model[0].weight.T)\n"
+            + _CUT_LOOP.format("    h = model[0](x) * rows.sum(0)\n" + _OUT),
+            "",
+        ),
         "weight_norms_kept_as_a_running_average": (
             "avg = torch.ones(8, 1)\n"
             + _CUT_LOOP.format(

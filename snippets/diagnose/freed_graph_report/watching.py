@@ -1828,6 +1828,7 @@ def _cut(func, args, kwargs, out, before=None):
         return
     if not leaves:
         _quietly(_carry_mixed, func, ins, out)
+        records = _quietly(_fold, func, ins, records) or records
     records = tuple(dict.fromkeys(records))[-8:]
     for r in records if _RECOMPUTED else ():
         r.checkpointed = r.checkpointed or r not in _RECOMPUTED[-1]
@@ -1861,6 +1862,42 @@ def _new_cut(how, leaves, func, ins, graphed):
     return cut
 
 
+def _fold(func, ins, records):
+    """The records of what an operation without a graph makes from cut
+    values: an older cut folded with one of this step from the same
+    leaves is brought up to date (a running average); a value computed
+    from a view of the weights (a .data or detach() alias follows them)
+    is a value of the weights now, a new record."""
+    if any(t.requires_grad for t in ins):
+        return None
+    step = _STEPS[0]
+    now = {id(x()) for r in records if r.step == step for x in r.params}
+    records = tuple(
+        r
+        for r in records
+        if r.step == step or not all(id(x()) in now for x in r.params)
+    )
+    name = _op_name(func)
+    views = [r for r in records if r.weights_only and not r.computed]
+    # An in-place operation writes the view: still an alias.
+    if not views or name in _COPY_OPS or name.endswith("_"):
+        return records
+    if any(_mixed(t) for t in ins):
+        return records
+    cut = _Cut(_site(), views[0].how, _union(r.params for r in views))
+    cut.weights_only, cut.computed = True, True
+    cut.sources = frozenset().union(*(r.sources for r in views))
+    return (*records, cut)
+
+
+def _union(refs):
+    """Weak references to leaves, each leaf once."""
+    found = {}
+    for r in (r for group in refs for r in group):
+        found.setdefault(id(r()), r)
+    return tuple(found.values())
+
+
 # What copies weights or gives them a new shape: a value made by these
 # alone is a snapshot of the weights (an anchor), not computed from
 # them.
@@ -1887,12 +1924,17 @@ def _carry_mixed(func, ins, out):
     an operation without a graph makes from data and cut values."""
     plain = [t for t in ins if not t.requires_grad]
     if len(plain) < len(ins):
-        # Compared with a value made now (a norm against the first
-        # one's): a reference, meant to stay old.
-        if _op_name(func) not in _COMPARES:
-            for t in plain:
-                for r in () if _mixed(t) else _get(_CUTS, t) or ():
-                    r.entered = True
+        most = max(t.numel() for t in ins if t.requires_grad)
+        for t in plain:
+            # Compared with a value made now (a norm against the first
+            # one's): a reference, meant to stay old; but a smaller
+            # value subtracted from it (a mean) centres it.
+            compared = _op_name(func) in _COMPARES and not (
+                _op_name(func) in _SUBTRACTS and 1 < t.numel() < most
+            )
+            kept = compared or _mixed(t)
+            for r in () if kept else _get(_CUTS, t) or ():
+                r.entered = True
         return
     if any(_mixed(t) for t in plain):
         outs = pytree.tree_leaves(out)
@@ -1924,6 +1966,7 @@ _COMPARES = {
     "pairwise_distance", "dist", "cdist", "cosine_embedding_loss",
     "margin_ranking_loss", "triplet_margin_loss",
 }  # fmt: skip
+_SUBTRACTS = {"sub", "__sub__", "__rsub__", "rsub", "sub_"}
 # The same, as the nodes a graph keeps of them.
 _COMPARING_NODES = {
     "SubBackward0", "RsubBackward0", "RsubBackward1",
@@ -1997,7 +2040,11 @@ def _weights_only(func, ins, graphed, most=256):
         made = []
         for t in ins:
             recs = _get(_CUTS, t) or ()
-            if (t.is_leaf and t.requires_grad) or t.numel() == 1:
+            if (
+                (t.is_leaf and t.requires_grad)
+                or t.numel() == 1
+                or _in_order(t)
+            ):
                 continue
             if not recs or not all(r.weights_only for r in recs):
                 return None
@@ -2016,6 +2063,18 @@ def _weights_only(func, ins, graphed, most=256):
     return (
         frozenset(n for n in seen if not _is_leaf(n)) if seen else None
     )
+
+
+def _in_order(index):
+    """True for an index that picks rows in order (positions 0, 1, 2,
+    ...): fixed rows, not rows that data picks."""
+    if index.is_floating_point() or index.dtype == torch.bool:
+        return False
+    if index.dim() == 0 or index.is_complex():
+        return False
+    n = index.shape[-1]
+    order = torch.arange(n, device=index.device)
+    return bool((index.reshape(-1, n) == order).all())
 
 
 def _feeds(sources, tensors, most=2048):
@@ -2136,6 +2195,10 @@ def _leaves_of(tensors, most=20000):
         except RuntimeError:  # a view made under no_grad, then changed
             continue
         if node is None:
+            # A view made under no_grad is a leaf of its own: its base
+            # is the parameter.
+            while t._base is not None:
+                t = t._base
             found[id(t)] = weakref.ref(t)
             continue
         if node not in _SOURCES:
@@ -2192,16 +2255,12 @@ def _step_cuts(params, grads):
         c.steps, c.version, c.print = c.steps + 1, p._version, _print(p)
         c.got += got
         cuts = [x for x in read if any(r() is p for r in x.params)]
-        # A value cut from this step's weights, read beside an older
-        # one: an average kept up to date, not a value made once.
-        now = [x for x in cuts if x.step == _STEPS[0]]
         for cut in cuts:
             # A value computed from the weights alone is stale by value
             # even where they reach the loss by a fresh path too.
-            renewed = any(x is not cut for x in now)
-            if cut.computed and got and not renewed:
+            if cut.computed and got:
                 cut.computed = cut.entered and _cut_by_you(cut.site)
-            if got and (renewed or not cut.computed):
+            if got and not cut.computed:
                 cut.fresh.add(c)
             elif len(cut.steps) > 1 and _changed_after(p, cut.number):
                 _STALE.append((cut, c))
