@@ -1610,6 +1610,30 @@ for step in range(3):
 """,
 )
 
+# grad-constant-direction (review 23's FGSM, reduced): the input moved by the sign of its gradient,
+# detached or not, then the clean loss summed with the adversarial one: the grad() call keeps the
+# graph; create_graph would differentiate nothing through sign().
+_FGSM = """\
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    x, y = torch.randn(16, 4).requires_grad_(), torch.randint(0, 3, (16,))
+    clean = nn.functional.cross_entropy(model(x), y)
+    (g,) = torch.autograd.grad(clean, x)
+    x_adv = {}
+    loss = clean + nn.functional.cross_entropy(model(x_adv), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+DECIDED["fgsm_step_detached_then_the_clean_loss_summed"] = (
+    "retain-graph",
+    _FGSM.format("(x + 0.1 * g.sign()).detach()"),
+)
+DECIDED["fgsm_step_kept_with_its_graph_then_the_clean_loss_summed"] = (
+    "retain-graph",
+    _FGSM.format("x + 0.1 * g.sign()"),
+)
 
 # Programs that ask where they were decided before the fed-back fact (a third review): a cache
 # handed back unchanged through the call that reads it looks, at the failing backward, like a
@@ -1732,6 +1756,13 @@ for step in range(3):
     loss.backward()
     opt.step()
 """,
+)
+
+# A step along the gradient itself, not its sign: a constant too, or a term create_graph would
+# differentiate (an attack trained through)? The question stays.
+AMONG["normalized_gradient_step_then_the_clean_loss_summed"] = (
+    "retain-graph",
+    _FGSM.format("(x + 0.1 * g / g.norm()).detach()"),
 )
 
 

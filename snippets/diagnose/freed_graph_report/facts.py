@@ -105,6 +105,13 @@ DECIDING = {
     "took the gradient for",
     "grad_inputs_trained": "an optimizer trains an input that grad() "
     "call took the gradient for",
+    "grad_moved": "a value made from that gradient was taken in beside "
+    "an input it was taken for, a leaf no optimizer trains (x + eps * "
+    "g.sign(): an attack's step)",
+    "grad_constant": "that value was made from the gradient through "
+    "operations whose derivative is zero (sign(), a comparison, "
+    "detach()): a constant direction, which create_graph=True would "
+    "not differentiate",
     "new_forward": "this graph had a forward of its own after that "
     "backward began (a node made since takes in a leaf)",
     "order": "'same': this graph was built before that backward; "
@@ -517,7 +524,9 @@ def _read_freeing_call(f, by):
         reads_grad=bool(_CALLING)
         and _CALLING[-1].kind == "autograd.grad()"
         and not _CALLING[-1].create_graph,
+        grad_moved=bool(by.moved) and not f.grad_inputs_trained,
     )
+    f.grad_constant = f.grad_moved and by.moved == "constant"
 
 
 # The file name timeit gives the statement it times (so does

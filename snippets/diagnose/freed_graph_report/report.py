@@ -75,8 +75,14 @@ _FROM_WEIGHTS = (
     "made from the weights: computed from parameters alone (no data "
     "went into it), compared with nothing: a function of them"
 )
+_CONSTANT_DIRECTION = (
+    "a constant direction: the gradient moved its input through "
+    "operations whose derivative is zero (sign()): create_graph=True "
+    "would differentiate nothing there"
+)
 # By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {
+    "grad-constant-direction": [(None, _CONSTANT_DIRECTION)],
     "stale-summed-term": [(None, _SUMMED)],
     "made-from-weights": [(None, _FROM_WEIGHTS)],
     "loss-repeated": [(None, _REPEATED)],

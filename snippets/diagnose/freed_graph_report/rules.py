@@ -352,6 +352,21 @@ def _grad_kept_unread(f):
     )
 
 
+@rule("grad-constant-direction", "retain-graph", "earlier")
+def _grad_constant_direction(f):
+    """An autograd.grad() call without create_graph freed it, a value
+    made from its gradient through sign()-like operations only moved
+    the input it was taken for, and a new forward followed: a constant
+    direction (an attack's step) that create_graph=True would not
+    differentiate; that call keeps the graph for this backward."""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and f.new_forward
+        and f.grad_constant
+    )
+
+
 @rule(
     "grad-moved-input",
     [(Q_CONSTANT, "retain-graph"), (Q_PENALTY_OR, "create-graph")],
@@ -366,7 +381,7 @@ def _grad_moved_input(f):
         not f.own_tensor
         and f.grad_without_graph
         and f.new_forward
-        and f.grad_inputs_here
+        and (f.grad_inputs_here or f.grad_moved)
     )
 
 

@@ -196,6 +196,9 @@ class _Call:
         self.grads_before = None  # _grads_now() before it ran
         self.root_nrs = []  # the output of its root node each tensor is
         self.cut_term = None  # (_Cut, sum site) of a cut term added
+        # A grad() call's gradient moved an input it was taken for:
+        # "constant" where only sign()-like operations made the move.
+        self.moved = None
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
         # A grad() call with no graph: whether an operation read what
@@ -282,6 +285,9 @@ _STEPPED_WITH_GRAD = deque(maxlen=512)
 # Both by id, with a weakref to tell a reused id: a tensor's == is
 # elementwise, so it cannot be a dictionary key.
 _MARKED, _DEAD = {}, {}
+# id(site): (site, the grad() call there), while its gradients are
+# marked; and what only zero-derivative operations made from them.
+_MOVERS, _CONSTANT = {}, {}
 # The gradients grad() returned with no graph, while marked: the call.
 _UNREAD = {}
 _THREADS = [0]  # threads started while watching
@@ -1361,6 +1367,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
         if not grads or _compiled():
             return  # torch.compile traces a mode as its own: keep out
         call.threads = _THREADS[0]
+        _MOVERS[id(site)] = site, call
         for g in grads:
             _put(_MARKED, g, site)
             _put(_UNREAD, g, call)
@@ -1378,6 +1385,8 @@ class _Marking(torch.overrides.TorchFunctionMode):
             self.backward = None
             self.unwatch_reads()
             _MARKED.clear()
+            _MOVERS.clear()
+            _CONSTANT.clear()
             _DEAD.clear()
             _UNREAD.clear()
             _SCALED.clear()
@@ -1480,6 +1489,8 @@ def _mark(func, args, kwargs, out):
         for t in pytree.tree_leaves(out)
         if isinstance(t, torch.Tensor)
     ]
+    if marked:
+        _quietly(_note_moved, func, flat, marked, outs)
     site = _get(_MARKED, marked[0]) if marked else None
     for o in outs:
         if marked and not o.requires_grad:  # a gradient has no graph
@@ -1496,6 +1507,35 @@ def _mark(func, args, kwargs, out):
     ):
         for o in outs:
             _put(_DEAD, o, (_get(_MARKED, term[0]), _stack_here(1)))
+
+
+def _note_moved(func, flat, marked, outs):
+    """What a gradient with no graph makes: through operations whose
+    derivative is zero (sign()), a constant direction; taken in beside
+    a leaf the gradient was taken for (x + eps * g.sign()), a move of
+    that input, noted on the grad() call."""
+    constant = all(_get(_CONSTANT, t) for t in marked)
+    if constant or _op_name(func) in _ZERO_DERIVATIVE:
+        for o in (o for o in outs if not o.requires_grad):
+            _put(_CONSTANT, o, True)
+    # An input made a leaf to be differentiated (data), not a value
+    # with a graph (a fast weight an inner loop moves).
+    others = [u for u in flat if u.requires_grad and u.is_leaf]
+    for t in marked:
+        site, call = _MOVERS.get(id(_get(_MARKED, t)), (None, None))
+        if call is None or site is not _get(_MARKED, t):
+            continue
+        if any(r() is u for r in call.input_refs for u in others):
+            kept = constant and call.moved != "moved"
+            call.moved = "constant" if kept else "moved"
+
+
+# What has a zero derivative wherever it has one.
+_ZERO_DERIVATIVE = {
+    "sign", "sgn", "round", "floor", "ceil", "trunc", "argmax",
+    "argmin", "detach", "gt", "lt", "ge", "le", "eq", "ne", "__gt__",
+    "__lt__", "__ge__", "__le__", "__eq__", "__ne__",
+}  # fmt: skip
 
 
 def _get(marks, tensor):
