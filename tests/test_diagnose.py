@@ -1635,6 +1635,39 @@ DECIDED["fgsm_step_kept_with_its_graph_then_the_clean_loss_summed"] = (
     _FGSM.format("x + 0.1 * g.sign()"),
 )
 
+# same-forward-read-apart and grad-readings-of-one-forward (review 23's PCGrad and EWC Fisher,
+# reduced): each task's or each sample's gradient read apart from one forward, so the graph is kept
+# for the next; a second backward whose first gradients nothing of yours read stays one-backward.
+_APART = """\
+trunk, a, b = nn.Linear(4, 8), nn.Linear(8, 1), nn.Linear(8, 1)
+params = [*trunk.parameters(), *a.parameters(), *b.parameters()]
+opt = torch.optim.SGD(params, lr=0.1)
+for step in range(2):
+    h = trunk(torch.randn(16, 4)).tanh()
+    grads = []
+    for loss in (a(h).pow(2).mean(), b(h).abs().mean()):
+        opt.zero_grad()
+        loss.backward()
+        {}
+    opt.step()
+"""
+DECIDED["task_gradients_copied_apart_then_cleared"] = (
+    "retain-graph",
+    _APART.format("grads.append(torch.cat([p.grad.flatten() for p in trunk.parameters()]))"),
+)
+DECIDED["task_gradients_cleared_unread"] = ("one-backward", _APART.format("pass"))
+DECIDED["per_sample_gradients_read_one_by_one"] = (
+    "retain-graph",
+    """\
+net = nn.Linear(4, 2)
+out = net(torch.randn(8, 4)).log_softmax(-1)[:, 0]
+fisher = [torch.zeros_like(p) for p in net.parameters()]
+for i in range(8):
+    grads = torch.autograd.grad(out[i], list(net.parameters()))
+    fisher = [f + g.pow(2) / 8 for f, g in zip(fisher, grads)]
+""",
+)
+
 # Programs that ask where they were decided before the fed-back fact (a third review): a cache
 # handed back unchanged through the call that reads it looks, at the failing backward, like a
 # state handed on after the step. The right fix (recompute) must stay in the answer; alone is

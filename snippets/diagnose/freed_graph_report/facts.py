@@ -105,6 +105,8 @@ DECIDING = {
     "took the gradient for",
     "grad_inputs_trained": "an optimizer trains an input that grad() "
     "call took the gradient for",
+    "grads_read": "your code took in the .grad that backward() wrote "
+    "(copied it, flattened it) before the next backward",
     "grad_moved": "a value made from that gradient was taken in beside "
     "an input it was taken for, a leaf no optimizer trains (x + eps * "
     "g.sign(): an attack's step)",
@@ -525,6 +527,7 @@ def _read_freeing_call(f, by):
         and _CALLING[-1].kind == "autograd.grad()"
         and not _CALLING[-1].create_graph,
         grad_moved=bool(by.moved) and not f.grad_inputs_trained,
+        grads_read=by.grads_read,
     )
     f.grad_constant = f.grad_moved and by.moved == "constant"
 

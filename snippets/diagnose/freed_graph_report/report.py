@@ -80,8 +80,15 @@ _CONSTANT_DIRECTION = (
     "operations whose derivative is zero (sign()): create_graph=True "
     "would differentiate nothing there"
 )
+_READ_APART = (
+    "read apart: your code took in the gradients of the earlier call "
+    "before this one began (copied, squared, set aside), so one pass "
+    "would sum what you read one by one"
+)
 # By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {
+    "grad-readings-of-one-forward": [(None, _READ_APART)],
+    "same-forward-read-apart": [(None, _READ_APART)],
     "grad-constant-direction": [(None, _CONSTANT_DIRECTION)],
     "stale-summed-term": [(None, _SUMMED)],
     "made-from-weights": [(None, _FROM_WEIGHTS)],

@@ -352,6 +352,22 @@ def _grad_kept_unread(f):
     )
 
 
+@rule("grad-readings-of-one-forward", "retain-graph", "earlier")
+def _grad_readings_of_one_forward(f):
+    """Two autograd.grad() calls without create_graph, readings both,
+    take gradients from one forward with none between them, and your
+    code read the first one's before the second began (a gradient per
+    sample or per task, a Fisher): each call but the last keeps the
+    graph; one pass would sum what you read apart."""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and f.reads_grad
+        and not f.grad_unread
+        and not f.new_forward
+    )
+
+
 @rule("grad-constant-direction", "retain-graph", "earlier")
 def _grad_constant_direction(f):
     """An autograd.grad() call without create_graph freed it, a value
@@ -637,6 +653,21 @@ def _same_forward_frozen_between(f):
     (requires_grad) before this one: each loss trains its own share,
     which one backward of their sum cannot give. Keep the graph."""
     return f.order == "same" and not f.stale and f.frozen_since
+
+
+@rule("same-forward-read-apart", "retain-graph", "earlier")
+def _same_forward_read_apart(f):
+    """Built in the same forward as the earlier loss, whose gradients
+    your code read and then cleared before this backward, with no step
+    between (gradient surgery: each task's gradient set apart): both
+    are wanted apart, each from its own backward through one kept
+    graph."""
+    return (
+        f.order == "same"
+        and f.grads_read
+        and f.cleared
+        and not f.stepped
+    )
 
 
 @rule("same-forward", "one-backward", "earlier")

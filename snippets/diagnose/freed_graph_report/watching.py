@@ -199,6 +199,9 @@ class _Call:
         # A grad() call's gradient moved an input it was taken for:
         # "constant" where only sign()-like operations made the move.
         self.moved = None
+        # Your code took in the .grad a backward() wrote, before the
+        # next backward or step (a task's gradient copied apart).
+        self.grads_read = False
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
         # A grad() call with no graph: whether an operation read what
@@ -285,6 +288,9 @@ _STEPPED_WITH_GRAD = deque(maxlen=512)
 # Both by id, with a weakref to tell a reused id: a tensor's == is
 # elementwise, so it cannot be a dictionary key.
 _MARKED, _DEAD = {}, {}
+# id(.grad): (a weakref to it, the backward() that wrote it), until
+# the next backward or step.
+_WROTE = {}
 # id(site): (site, the grad() call there), while its gradients are
 # marked; and what only zero-derivative operations made from them.
 _MOVERS, _CONSTANT = {}, {}
@@ -601,6 +607,7 @@ def _stamp(call, roots, inputs, reporter):
         _note_kept(call, nodes, every)
     if call.kind == "backward()" and not call.within:
         _quietly(_wait, call, leaves)
+        _quietly(_note_wrote, call, leaves)
     _mark_roots(call, roots)
     _EVENTS.append(call)
 
@@ -1289,7 +1296,29 @@ def _params(optimizer):
     ]
 
 
+def _note_wrote(call, leaves):
+    """The .grad a backward() wrote: your code may take it in before
+    the next backward or step."""
+    _WROTE.clear()
+    for leaf in leaves:
+        grad = _GRAD.__get__(leaf)
+        if grad is not None:
+            _WROTE[id(grad)] = weakref.ref(grad), call
+
+
+def _read_wrote(args, frame):
+    """An operation of your code (`frame`, its caller) took in a .grad
+    a backward() wrote: that call's gradients were read."""
+    for a in _tensors_in(args, {}):
+        ref, call = _WROTE.get(id(a), (None, None))
+        if ref is not None and ref() is a:
+            if _is_library(frame.f_code.co_filename):
+                return
+            call.grads_read = True
+
+
 def _before_step(optimizer, args, kwargs):
+    _WROTE.clear()
     _MARKING.pause()
     _use_stepped(_params(optimizer))
     # The step reads every .grad (no loss's term), then ends the marks.
@@ -1419,6 +1448,8 @@ class _Marking(torch.overrides.TorchFunctionMode):
             else None
         )
         out = func(*args, **(kwargs or {}))
+        if _WROTE:
+            _quietly(_read_wrote, args, sys._getframe(1))
         if self.on and _MARKED:
             _mark(func, args, kwargs or {}, out)
         if self.on and _SCALED:
