@@ -1656,6 +1656,10 @@ DECIDED["task_gradients_copied_apart_then_cleared"] = (
     _APART.format("grads.append(torch.cat([p.grad.flatten() for p in trunk.parameters()]))"),
 )
 DECIDED["task_gradients_cleared_unread"] = ("one-backward", _APART.format("pass"))
+DECIDED["task_gradients_zeroed_in_place_unread"] = (
+    "one-backward",
+    _APART.format("[p.grad.zero_() for p in params if p.grad is not None]"),
+)
 DECIDED["per_sample_gradients_read_one_by_one"] = (
     "retain-graph",
     """\
@@ -1796,6 +1800,19 @@ for step in range(3):
 AMONG["normalized_gradient_step_then_the_clean_loss_summed"] = (
     "retain-graph",
     _FGSM.format("(x + 0.1 * g / g.norm()).detach()"),
+)
+
+# An input-gradient penalty summed without create_graph, trained through grad(): the first
+# gradient is read, but as a term of this loss, not apart (a review of the read-apart rules).
+AMONG["input_gradient_penalty_trained_through_grad"] = (
+    "create-graph",
+    """\
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+x, y = torch.randn(16, 4, requires_grad=True), torch.randn(16, 1)
+loss = ((model(x) - y) ** 2).mean()
+(g,) = torch.autograd.grad(loss, x)
+grads = torch.autograd.grad(loss + 0.1 * g.pow(2).sum(), list(model.parameters()))
+""",
 )
 
 

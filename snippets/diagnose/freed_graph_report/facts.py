@@ -105,8 +105,10 @@ DECIDING = {
     "took the gradient for",
     "grad_inputs_trained": "an optimizer trains an input that grad() "
     "call took the gradient for",
-    "grads_read": "your code took in the .grad that backward() wrote "
-    "(copied it, flattened it) before the next backward",
+    "grads_read": "your code took in the gradients of that call (its "
+    ".grad copied, flattened; grad()'s result squared, logged) before "
+    "this one, and nothing with a graph took in what it made from "
+    "them (no term of a loss)",
     "grad_moved": "a value made from that gradient was taken in beside "
     "an input it was taken for, a leaf no optimizer trains (x + eps * "
     "g.sign(): an attack's step)",
@@ -527,7 +529,9 @@ def _read_freeing_call(f, by):
         and _CALLING[-1].kind == "autograd.grad()"
         and not _CALLING[-1].create_graph,
         grad_moved=bool(by.moved) and not f.grad_inputs_trained,
-        grads_read=by.grads_read,
+        # Read apart: not a term of this loss, nor of what made it.
+        grads_read=(by.grads_read or (by.read and not by.fed))
+        and not (_CALLING and _CALLING[-1].dead),
     )
     f.grad_constant = f.grad_moved and by.moved == "constant"
 

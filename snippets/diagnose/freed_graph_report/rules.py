@@ -363,7 +363,7 @@ def _grad_readings_of_one_forward(f):
         not f.own_tensor
         and f.grad_without_graph
         and f.reads_grad
-        and not f.grad_unread
+        and f.grads_read
         and not f.new_forward
     )
 

@@ -196,12 +196,11 @@ class _Call:
         self.grads_before = None  # _grads_now() before it ran
         self.root_nrs = []  # the output of its root node each tensor is
         self.cut_term = None  # (_Cut, sum site) of a cut term added
-        # A grad() call's gradient moved an input it was taken for:
-        # "constant" where only sign()-like operations made the move.
-        self.moved = None
-        # Your code took in the .grad a backward() wrote, before the
-        # next backward or step (a task's gradient copied apart).
-        self.grads_read = False
+        # A grad() call's gradient moved an input it was taken for
+        # ("constant": by sign()-like operations only), or was taken
+        # in beside a graph (a term); your code took in the .grad a
+        # backward() wrote (copied apart) before the next one.
+        self.moved, self.fed, self.grads_read = None, False, False
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
         # A grad() call with no graph: whether an operation read what
@@ -1306,14 +1305,34 @@ def _note_wrote(call, leaves):
             _WROTE[id(grad)] = weakref.ref(grad), call
 
 
-def _read_wrote(args, frame):
-    """An operation of your code (`frame`, its caller) took in a .grad
-    a backward() wrote: that call's gradients were read."""
-    for a in _tensors_in(args, {}):
-        ref, call = _WROTE.get(id(a), (None, None))
-        if ref is not None and ref() is a:
-            if _is_library(frame.f_code.co_filename):
-                return
+def _read_wrote(func, args, out):
+    """An operation of your code took in a .grad a backward() wrote and
+    made a value of its size or more from it (a copy, a flattened or
+    normalized one: not a norm, a check, or a write in place): that
+    call's gradients were read apart."""
+    hits = [
+        (a, call)
+        for a in _tensors_in(args, {})
+        for ref, call in (_WROTE.get(id(a), (None, None)),)
+        if ref is not None and ref() is a
+    ]
+    outs = [o for o in pytree.tree_leaves(out) if torch.is_tensor(o)]
+    if not hits or _op_name(func).endswith("_") or not outs:
+        return
+    if not outs[0].is_floating_point():
+        return
+    frame = sys._getframe(1)
+    # Past this file and torch's own Python (a wrapper of torch's, a
+    # utility such as parameters_to_vector) to the caller.
+    while frame is not None and (
+        _is_here(frame.f_code.co_filename)
+        or frame.f_code.co_filename.startswith(_TORCH_DIR)
+    ):
+        frame = frame.f_back
+    if frame is None or _is_library(frame.f_code.co_filename):
+        return
+    for a, call in hits:
+        if outs[0].numel() >= a.numel():
             call.grads_read = True
 
 
@@ -1396,6 +1415,8 @@ class _Marking(torch.overrides.TorchFunctionMode):
         if not grads or _compiled():
             return  # torch.compile traces a mode as its own: keep out
         call.threads = _THREADS[0]
+        # The last grad() call's only: a loop of them keeps no record.
+        _MOVERS.clear()
         _MOVERS[id(site)] = site, call
         for g in grads:
             _put(_MARKED, g, site)
@@ -1449,7 +1470,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
         )
         out = func(*args, **(kwargs or {}))
         if _WROTE:
-            _quietly(_read_wrote, args, sys._getframe(1))
+            _quietly(_read_wrote, func, args, out)
         if self.on and _MARKED:
             _mark(func, args, kwargs or {}, out)
         if self.on and _SCALED:
@@ -1543,20 +1564,35 @@ def _mark(func, args, kwargs, out):
 def _note_moved(func, flat, marked, outs):
     """What a gradient with no graph makes: through operations whose
     derivative is zero (sign()), a constant direction; taken in beside
-    a leaf the gradient was taken for (x + eps * g.sign()), a move of
-    that input, noted on the grad() call."""
+    a value with a graph, a term of what that makes (a residual, a
+    penalty); added to, or subtracted from, a leaf the gradient was
+    taken for, in its shape (x + eps * g.sign()), a move of that
+    input. The last two are noted on the grad() call."""
     constant = all(_get(_CONSTANT, t) for t in marked)
     if constant or _op_name(func) in _ZERO_DERIVATIVE:
         for o in (o for o in outs if not o.requires_grad):
             _put(_CONSTANT, o, True)
+    if any(u.requires_grad for u in flat):
+        for t in marked:
+            site, call = _MOVERS.get(id(_get(_MARKED, t)), (None, None))
+            if call is not None and site is _get(_MARKED, t):
+                call.fed = True
+    if _op_name(func) not in _SUMS or not outs:
+        return
     # An input made a leaf to be differentiated (data), not a value
     # with a graph (a fast weight an inner loop moves).
-    others = [u for u in flat if u.requires_grad and u.is_leaf]
+    others = [
+        u
+        for u in flat
+        if u.requires_grad and u.is_leaf and u.shape == outs[0].shape
+    ]
     for t in marked:
         site, call = _MOVERS.get(id(_get(_MARKED, t)), (None, None))
         if call is None or site is not _get(_MARKED, t):
             continue
-        if any(r() is u for r in call.input_refs for u in others):
+        ids = set(call.inputs or ())
+        moved = [u for u in others if id(u) in ids]
+        if any(r() is u for r in call.input_refs for u in moved):
             kept = constant and call.moved != "moved"
             call.moved = "constant" if kept else "moved"
 
@@ -1935,14 +1971,21 @@ def _new_cut(how, leaves, func, ins, graphed):
 
 def _fold(func, ins, records):
     """The records of what an operation without a graph makes from cut
-    values: an older cut folded with one of this step from the same
-    leaves is brought up to date (a running average); a value computed
-    from a view of the weights (a .data or detach() alias follows them)
-    is a value of the weights now, a new record."""
+    values: an older cut taken in beside one of this step from the same
+    leaves is not carried to the result, as new as its newest part (a
+    running average); a value computed from a view of the weights (a
+    .data or detach() alias follows them) is a value of the weights
+    now: a new record stands for the views."""
     if any(t.requires_grad for t in ins):
         return None
     step = _STEPS[0]
-    now = {id(x()) for r in records if r.step == step for x in r.params}
+    now = {
+        id(p)
+        for r in records
+        if r.step == step
+        for x in r.params
+        if (p := x()) is not None
+    }
     records = tuple(
         r
         for r in records
@@ -1958,7 +2001,7 @@ def _fold(func, ins, records):
     cut = _Cut(_site(), views[0].how, _union(r.params for r in views))
     cut.weights_only, cut.computed = True, True
     cut.sources = frozenset().union(*(r.sources for r in views))
-    return (*records, cut)
+    return (*(r for r in records if r not in views), cut)
 
 
 def _union(refs):
@@ -1999,7 +2042,7 @@ def _carry_mixed(func, ins, out):
         for t in plain:
             # Compared with a value made now (a norm against the first
             # one's): a reference, meant to stay old; but a smaller
-            # value subtracted from it (a mean) centres it.
+            # value in a subtraction with it (a mean) centres it.
             compared = _op_name(func) in _COMPARES and not (
                 _op_name(func) in _SUBTRACTS and 1 < t.numel() < most
             )
@@ -2144,6 +2187,8 @@ def _in_order(index):
     if index.dim() == 0 or index.is_complex():
         return False
     n = index.shape[-1]
+    if n == 0 or index.numel() > 1 << 16:
+        return False
     order = torch.arange(n, device=index.device)
     return bool((index.reshape(-1, n) == order).all())
 
@@ -2268,7 +2313,7 @@ def _leaves_of(tensors, most=20000):
         if node is None:
             # A view made under no_grad is a leaf of its own: its base
             # is the parameter.
-            while t._base is not None:
+            while t._base is not None and t._base.requires_grad:
                 t = t._base
             found[id(t)] = weakref.ref(t)
             continue
@@ -2740,6 +2785,7 @@ def recording(reporter):
         grad.backward, grad.grad = real
         _CUTTING[0] = False
         _MARKING.stop(())
+        _WROTE.clear()
         _WATCHING.pop()
 
 
@@ -2752,7 +2798,7 @@ def _forget_runs():
         _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE, _MIXED,
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
         _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
-        _USED_LINES,
+        _USED_LINES, _WROTE,
     ):  # fmt: skip
         kept.clear()
 
