@@ -1660,6 +1660,10 @@ DECIDED["task_gradients_zeroed_in_place_unread"] = (
     "one-backward",
     _APART.format("[p.grad.zero_() for p in params if p.grad is not None]"),
 )
+DECIDED["task_gradients_checked_finite_then_cleared"] = (
+    "one-backward",
+    _APART.format("[torch.isfinite(p.grad).all() for p in params if p.grad is not None]"),
+)
 DECIDED["per_sample_gradients_read_one_by_one"] = (
     "retain-graph",
     """\
@@ -1812,6 +1816,20 @@ x, y = torch.randn(16, 4, requires_grad=True), torch.randn(16, 1)
 loss = ((model(x) - y) ** 2).mean()
 (g,) = torch.autograd.grad(loss, x)
 grads = torch.autograd.grad(loss + 0.1 * g.pow(2).sum(), list(model.parameters()))
+""",
+)
+
+
+# A gradient taken in beside a graph is a term (a residual), not a reading: the penalty must be
+# differentiated, though the loss sums no scalar made from the gradient alone.
+AMONG["residual_from_an_input_gradient_trained_through_grad"] = (
+    "create-graph",
+    """\
+u = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 1))
+t = torch.linspace(0, 1, 16).view(-1, 1).requires_grad_()
+out = u(t)
+(du,) = torch.autograd.grad(out.sum(), t)
+grads = torch.autograd.grad((du + out).pow(2).mean(), list(u.parameters()))
 """,
 )
 
