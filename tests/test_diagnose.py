@@ -1664,6 +1664,135 @@ DECIDED["task_gradients_checked_finite_then_cleared"] = (
     "one-backward",
     _APART.format("[torch.isfinite(p.grad).all() for p in params if p.grad is not None]"),
 )
+# Review 24's task gradients snapshotted with no clear between the two backward calls (reduced):
+# the second task's gradient is the .grad minus the snapshot, so one backward of the sum would
+# leave nothing to subtract; the snapshot still held says so (snapshot-kept), with the second loss
+# built before the first backward or after it. A norm printed between them is a log, not a
+# reading: one backward.
+_SNAPSHOT = """\
+trunk, a, b = nn.Linear(4, 8), nn.Linear(8, 1), nn.Linear(8, 1)
+opt = torch.optim.SGD([*trunk.parameters(), *a.parameters(), *b.parameters()], lr=0.1)
+for step in range(2):
+    h = trunk(torch.randn(16, 4)).tanh()
+    loss_a = a(h).pow(2).mean()
+    {}
+    opt.zero_grad()
+    loss_a.backward()
+    {}
+    loss_b.backward()
+    opt.step()
+"""
+_LOSS_B = "loss_b = b(h).abs().mean()"
+_SNAPSHOT_TAKEN = "first = [p.grad.clone() for p in trunk.parameters()]"
+DECIDED["task_gradients_snapshotted_then_the_next_loss_built"] = (
+    "retain-graph",
+    _SNAPSHOT.format("", f"{_SNAPSHOT_TAKEN}\n    {_LOSS_B}"),
+)
+DECIDED["task_gradients_snapshotted_with_both_losses_built"] = (
+    "retain-graph",
+    _SNAPSHOT.format(_LOSS_B, _SNAPSHOT_TAKEN),
+)
+DECIDED["gradient_norm_printed_between_two_backwards"] = (
+    "one-backward",
+    _SNAPSHOT.format(_LOSS_B, "print(sum(p.grad.norm() for p in trunk.parameters()).item())"),
+)
+# grad-read-not-a-term (review 24's saliency map, reduced): a gradient of another value than the
+# loss, logged, is no term: create_graph would differentiate nothing, so the call keeps its graph.
+DECIDED["saliency_of_the_class_score_logged_before_training"] = (
+    "retain-graph",
+    """\
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    x, y = torch.randn(32, 8, requires_grad=True), torch.randint(0, 3, (32,))
+    logits = model(x)
+    (saliency,) = torch.autograd.grad(logits.gather(1, y[:, None]).sum(), x)
+    print(saliency.abs().mean(0).argmax().item())
+    loss = nn.functional.cross_entropy(logits, y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+# Review 25's wrong answers (reduced), each a rule or a mended fact since: a weight made from
+# gradient norms for trained parameters multiplies a loss (VQGAN's adaptive weight, whose
+# second grad() call, for the decoder only, trains no discriminator: no other model's; a PINN's
+# annealed boundary factor): grad-as-weight keeps the graph; a lookahead forward under no_grad
+# takes a task's gradient in beside trained towers, which makes no term (task affinity), so
+# the readings rule holds; an auxiliary loss backpropagated in a forward hook belongs in the loss.
+DECIDED["adaptive_weight_from_two_gradient_norms"] = (
+    "retain-graph",
+    """\
+enc, dec, disc = nn.Linear(4, 8), nn.Linear(8, 4), nn.Linear(4, 1)
+opt = torch.optim.Adam([*enc.parameters(), *dec.parameters()], 1e-3)
+opt_disc = torch.optim.Adam(disc.parameters(), 1e-3)
+for step in range(2):
+    x = torch.randn(16, 4)
+    recon = dec(enc(x).relu())
+    nll, adv = (recon - x).abs().mean(), -disc(recon).mean()
+    (g_nll,) = torch.autograd.grad(nll, dec.weight)
+    (g_adv,) = torch.autograd.grad(adv, dec.weight)
+    weight = g_nll.norm() / (g_adv.norm() + 1e-4)
+    opt.zero_grad()
+    (nll + weight * adv).backward()
+    opt.step()
+""",
+)
+DECIDED["boundary_factor_annealed_from_gradients"] = (
+    "retain-graph",
+    """\
+net = nn.Sequential(nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 1))
+opt = torch.optim.Adam(net.parameters(), 1e-3)
+factor = 1.0
+for step in range(2):
+    interior = net(torch.rand(32, 1)).pow(2).mean()
+    boundary = net(torch.tensor([[0.0], [1.0]])).pow(2).mean()
+    g_in = torch.autograd.grad(interior, list(net.parameters()))
+    g_bc = torch.autograd.grad(boundary, list(net.parameters()))
+    ratio = max(g.abs().max() for g in g_in) / (sum(g.abs().mean() for g in g_bc) + 1e-8)
+    factor = 0.9 * factor + 0.1 * ratio
+    opt.zero_grad()
+    (interior + factor * boundary).backward()
+    opt.step()
+""",
+)
+DECIDED["lookahead_losses_after_each_tasks_gradient"] = (
+    "retain-graph",
+    """\
+bottom, head_a, head_b = nn.Linear(4, 8), nn.Linear(8, 1), nn.Linear(8, 1)
+x = torch.randn(16, 4)
+shared = bottom(x).relu()
+losses = [head_a(shared).pow(2).mean(), head_b(shared).abs().mean()]
+for loss in losses:
+    gw, gb = torch.autograd.grad(loss, [bottom.weight, bottom.bias])
+    with torch.no_grad():
+        ahead = nn.functional.linear(x, bottom.weight - 0.5 * gw, bottom.bias - 0.5 * gb)
+        print(head_a(ahead.relu()).pow(2).mean().item())
+""",
+)
+DECIDED["auxiliary_loss_backpropagated_in_a_forward_hook"] = (
+    "one-backward",
+    """\
+router, expert, head = nn.Linear(4, 2), nn.Linear(4, 4), nn.Linear(4, 1)
+model = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+opt = torch.optim.Adam([*model.parameters(), *router.parameters(), *expert.parameters(),
+                        *head.parameters()], 1e-3)
+
+
+def balance(module, inputs, logits):
+    (0.01 * logits.softmax(-1).mean(0).pow(2).sum()).backward()
+
+
+router.register_forward_hook(balance)
+for step in range(2):
+    h = model(torch.randn(16, 4))
+    gate = router(h).softmax(-1)[:, :1]
+    loss = head(gate * expert(h)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
 DECIDED["per_sample_gradients_read_one_by_one"] = (
     "retain-graph",
     """\

@@ -109,6 +109,16 @@ DECIDING = {
     ".grad copied, flattened; grad()'s result squared, logged) before "
     "this one, and nothing with a graph took in what it made from "
     "them (no term of a loss)",
+    "grads_kept": "your code still holds a copy it made of the .grad "
+    "that backward wrote (a snapshot to subtract or project later), "
+    "not only a reading that is gone (a histogram logged)",
+    "grad_weight": "a value made from that gradient met a graph only "
+    "as one number multiplying it (a loss's weight: d_weight * g_loss, "
+    "a boundary term's annealed factor), never as a term of a sum",
+    "in_forward": "that backward() ran while a module's forward (or "
+    "its hook) was running, and this one outside it: a loss "
+    "backpropagated from inside the forward (an auxiliary loss in a "
+    "hook), whose graph the rest of the forward then built on",
     "grad_moved": "a value made from that gradient was taken in beside "
     "an input it was taken for, a leaf no optimizer trains (x + eps * "
     "g.sign(): an attack's step)",
@@ -269,7 +279,12 @@ def _read_owners(f, graph):
     only = {i: t for i, t in through.items() if i not in new}
     unowned = _unowned(every, old, new)
     outside = {i: t for i, t in new.items() if i in trained}
-    theirs = _owners(set(outside), opts)
+    calling = _CALLING[-1] if _CALLING else None
+    # A grad() call trains nothing: it takes gradients for its inputs.
+    if calling is not None and calling.kind == "autograd.grad()":
+        theirs = _owners(set(outside) & set(calling.inputs or ()), opts)
+    else:
+        theirs = _owners(set(outside), opts)
     loose = unowned if every else only
     f.__dict__.update(
         optimizers=bool(opts),
@@ -494,6 +509,16 @@ def _constant_sum(node):
     )
 
 
+def _module_calls(site):
+    """How many module calls (forward and its hooks) were running."""
+    module = os.path.join("torch", "nn", "modules", "module.py")
+    return sum(
+        1
+        for path, _, name in site
+        if name == "_call_impl" and path.endswith(module)
+    )
+
+
 def _read_freeing_call(f, by):
     """Who made the call that freed the graph, and how: a library or
     your code, without a graph, repeated by a timer, first order by a
@@ -532,6 +557,10 @@ def _read_freeing_call(f, by):
         # Read apart: not a term of this loss, nor of what made it.
         grads_read=(by.grads_read or (by.read and not by.fed))
         and not (_CALLING and _CALLING[-1].dead),
+        grads_kept=any(ref() is not None for ref in by.copies),
+        grad_weight=by.fed == "weight",
+        in_forward=by.kind == "backward()"
+        and _module_calls(by.site) > _module_calls(f.site),
     )
     f.grad_constant = f.grad_moved and by.moved == "constant"
 

@@ -428,6 +428,40 @@ def _first_order_inner_loop(f):
     return f.first_order and not f.own_tensor and not f.stale
 
 
+@rule("grad-as-weight", "retain-graph", "earlier")
+def _grad_as_weight(f):
+    """An autograd.grad() call without create_graph freed it, and what
+    your code made from its gradient met a graph only as one number
+    multiplying a loss (an adaptive weight: a norm ratio, an annealed
+    boundary factor) from gradients for parameters an optimizer
+    trains, which such schemes hold constant: create_graph would
+    differentiate the weight. That call keeps its graph. (A force,
+    the gradient for an input, times a probability is the loss itself:
+    create_graph.)"""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and f.grad_weight
+        and f.grad_inputs_trained
+    )
+
+
+@rule("grad-read-not-a-term", "retain-graph", "earlier")
+def _grad_read_not_a_term(f):
+    """An autograd.grad() call without create_graph freed it, of
+    another value than a loss backpropagated now, and your code read
+    its gradient as a reading (a saliency map logged, a norm kept),
+    not as a term of any loss: create_graph=True would differentiate
+    nothing here, and one pass cannot give a gradient of another value
+    beside this loss's. That call keeps its graph for this backward."""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and f.grads_read
+        and not f.loss
+    )
+
+
 @rule("grad-for-inputs", "create-graph", "earlier")
 def _grad_for_inputs(f):
     """An autograd.grad() call without create_graph freed it, taken for
@@ -450,6 +484,16 @@ def _grad_for_parameters(f):
     parameters an optimizer trains: the gradient is a term of this
     loss (create_graph), or both gradients are wanted from one pass."""
     return not f.own_tensor and f.grad_without_graph
+
+
+@rule("backward-in-forward", "one-backward", "earlier")
+def _backward_in_forward(f):
+    """The backward that freed it ran inside a module's forward (a
+    hook backpropagating an auxiliary loss), with no step since, and
+    the rest of the forward built this loss on what it freed: the
+    auxiliary loss belongs in this one. Return or keep it, add it to
+    this loss and take out the backward inside the forward."""
+    return f.in_forward and not f.stepped and not f.stale
 
 
 @rule("carried-total", "detach", "total")
@@ -658,16 +702,24 @@ def _same_forward_frozen_between(f):
 @rule("same-forward-read-apart", "retain-graph", "earlier")
 def _same_forward_read_apart(f):
     """Built in the same forward as the earlier loss, whose gradients
-    your code read and then cleared before this backward, with no step
-    between (gradient surgery: each task's gradient set apart): both
-    are wanted apart, each from its own backward through one kept
-    graph."""
-    return (
-        f.order == "same"
-        and f.grads_read
-        and f.cleared
-        and not f.stepped
-    )
+    your code read before this backward (copied, flattened), with no
+    step between: gradient surgery sets each task's gradient apart,
+    cleared or snapshotted to subtract later. One backward of the sum
+    would hand it the sum; each backward through one kept graph gives
+    what the code reads, and the same .grad where nothing is cleared."""
+    return f.order == "same" and f.grads_read and not f.stepped
+
+
+@rule("snapshot-kept", "retain-graph", "earlier")
+def _snapshot_kept(f):
+    """Your code copied the gradients the earlier backward wrote and
+    still holds the copy, with no step between (a snapshot of one
+    task's gradient, to subtract from the sum or project against the
+    next), and nothing the value was made from changed since (a copy
+    that moved the weights is a step's: SAM's perturbation): one
+    backward of both losses would leave it nothing apart. That
+    backward keeps its graph for this one."""
+    return f.grads_kept and not f.stepped and not f.stale
 
 
 @rule("same-forward", "one-backward", "earlier")

@@ -198,20 +198,21 @@ class _Call:
         self.cut_term = None  # (_Cut, sum site) of a cut term added
         # A grad() call's gradient moved an input it was taken for
         # ("constant": by sign()-like operations only), or was taken
-        # in beside a graph (a term); your code took in the .grad a
-        # backward() wrote (copied apart) before the next one.
+        # in beside a graph (a term; "weight": as one number times
+        # it); your code read the .grad a backward() wrote before the
+        # next one, its copies (weakrefs: a snapshot held) in `copies`.
         self.moved, self.fed, self.grads_read = None, False, False
+        self.copies = []
         self.dead = None  # (grad frames, sum frames) of a term that
         # adds nothing: a gradient with no graph, summed into this loss
         # A grad() call with no graph: whether an operation read what
         # it returned. Any call: such calls none was read of when it
-        # began (no term of its loss comes from them), by id: whether a
-        # gradient of theirs was still held (for a later read).
+        # began (no term of its loss comes from them), by id: whether
+        # a gradient of theirs was still held (for a later read).
         self.read, self.unread, self.threads = False, {}, None
         self.stale, self.double = [], None
         # Leaves under a kept graph run again that your program had
-        # replaced with new ones of their shape: the gradient went to
-        # the old ones.
+        # replaced with ones of their shape (the gradient went there).
         self.replaced = []
         self.replaced_read = False  # as a kept call: its run looked
         # Leaves under a graph kept before an optimizer step and run
@@ -287,12 +288,13 @@ _STEPPED_WITH_GRAD = deque(maxlen=512)
 # Both by id, with a weakref to tell a reused id: a tensor's == is
 # elementwise, so it cannot be a dictionary key.
 _MARKED, _DEAD = {}, {}
-# id(.grad): (a weakref to it, the backward() that wrote it), until
-# the next backward or step.
+# id(.grad), or of a copy your code made of it: (a weakref to it, the
+# backward() that wrote it), until the next backward or step.
 _WROTE = {}
 # id(site): (site, the grad() call there), while its gradients are
 # marked; and what only zero-derivative operations made from them.
 _MOVERS, _CONSTANT = {}, {}
+_MOVERS_KEPT = 8
 # The gradients grad() returned with no graph, while marked: the call.
 _UNREAD = {}
 _THREADS = [0]  # threads started while watching
@@ -1334,6 +1336,10 @@ def _read_wrote(func, args, out):
     for a, call in hits:
         if outs[0].numel() >= a.numel():
             call.grads_read = True
+            # A copy is read on as the gradient (flattened, then
+            # joined): what it makes is a copy too.
+            call.copies.append(weakref.ref(outs[0]))
+            _WROTE[id(outs[0])] = call.copies[-1], call
 
 
 def _before_step(optimizer, args, kwargs):
@@ -1415,8 +1421,10 @@ class _Marking(torch.overrides.TorchFunctionMode):
         if not grads or _compiled():
             return  # torch.compile traces a mode as its own: keep out
         call.threads = _THREADS[0]
-        # The last grad() call's only: a loop of them keeps no record.
-        _MOVERS.clear()
+        # The last few grad() calls' (the gradients that weigh a loss
+        # are often two): a loop of them keeps no long record.
+        while len(_MOVERS) >= _MOVERS_KEPT:
+            del _MOVERS[next(iter(_MOVERS))]
         _MOVERS[id(site)] = site, call
         for g in grads:
             _put(_MARKED, g, site)
@@ -1572,11 +1580,16 @@ def _note_moved(func, flat, marked, outs):
     if constant or _op_name(func) in _ZERO_DERIVATIVE:
         for o in (o for o in outs if not o.requires_grad):
             _put(_CONSTANT, o, True)
-    if any(u.requires_grad for u in flat):
+    # Under no_grad nothing takes a graph in (a lookahead's forward).
+    if torch.is_grad_enabled() and any(u.requires_grad for u in flat):
+        # One number times a loss (d_weight * g_loss): a weight.
+        weight = _op_name(func) in _SCALES and all(
+            t.numel() == 1 for t in marked
+        )
         for t in marked:
             site, call = _MOVERS.get(id(_get(_MARKED, t)), (None, None))
             if call is not None and site is _get(_MARKED, t):
-                call.fed = True
+                call.fed = (call.fed or "weight") if weight else True
     if _op_name(func) not in _SUMS or not outs:
         return
     # An input made a leaf to be differentiated (data), not a value
@@ -1597,6 +1610,7 @@ def _note_moved(func, flat, marked, outs):
             call.moved = "constant" if kept else "moved"
 
 
+_SCALES = {"mul", "__mul__", "__rmul__", "div", "__truediv__"}
 # What has a zero derivative wherever it has one.
 _ZERO_DERIVATIVE = {
     "sign", "sgn", "round", "floor", "ceil", "trunc", "argmax",
