@@ -1697,7 +1697,8 @@ DECIDED["gradient_norm_printed_between_two_backwards"] = (
     _SNAPSHOT.format(_LOSS_B, "print(sum(p.grad.norm() for p in trunk.parameters()).item())"),
 )
 # grad-read-not-a-term (review 24's saliency map, reduced): a gradient of another value than the
-# loss, logged, is no term: create_graph would differentiate nothing, so the call keeps its graph.
+# loss, logged, is no term as it stands: the call keeps its graph, or, where a penalty was made
+# a number by mistake (review 27's `gp.item()`, a GradNorm loss), create_graph: it asks.
 DECIDED["saliency_of_the_class_score_logged_before_training"] = (
     "retain-graph",
     """\
@@ -1790,6 +1791,38 @@ for step in range(2):
     loss = head(gate * expert(h)).pow(2).mean()
     opt.zero_grad()
     loss.backward()
+    opt.step()
+""",
+)
+# Review 26's wrong answers (reduced): a .grad changed in place between two backward calls of one
+# forward (a manual gradient reversal, a clip per loss) is a reading apart: one backward of the
+# sum would change the sum instead; a clear stays no reading. A hook that backpropagates a
+# penalty on each module it is registered on frees the graph the next module's penalty needs.
+_CHANGED = _SNAPSHOT.format(_LOSS_B, "{}")
+DECIDED["gradient_reversed_by_hand_between_two_backwards"] = (
+    "retain-graph",
+    _CHANGED.format("[p.grad.mul_(-0.3) for p in trunk.parameters()]"),
+)
+DECIDED["gradient_clipped_between_two_backwards"] = (
+    "retain-graph",
+    _CHANGED.format("nn.utils.clip_grad_norm_(trunk.parameters(), 0.01)"),
+)
+DECIDED["sparsity_penalty_backpropagated_by_a_hook_on_each_stage"] = (
+    "one-backward",
+    """\
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 1))
+opt = torch.optim.Adam(model.parameters(), 1e-3)
+
+
+def sparsity(module, inputs, output):
+    (1e-2 * output.abs().mean()).backward()
+
+
+for layer in (model[0], model[2]):
+    layer.register_forward_hook(sparsity)
+for step in range(2):
+    opt.zero_grad()
+    model(torch.randn(16, 4)).pow(2).mean().backward()
     opt.step()
 """,
 )
@@ -1959,6 +1992,37 @@ t = torch.linspace(0, 1, 16).view(-1, 1).requires_grad_()
 out = u(t)
 (du,) = torch.autograd.grad(out.sum(), t)
 grads = torch.autograd.grad((du + out).pow(2).mean(), list(u.parameters()))
+""",
+)
+
+
+AMONG["saliency_of_the_class_score_logged_before_training"] = DECIDED.pop(
+    "saliency_of_the_class_score_logged_before_training"
+)
+# Review 27 (written to break this round's rules): the VQGAN weight with the first grad() call's
+# graph kept, so the weight made from both calls meets the loss (each call's gradient is a
+# source of it); a snapshot of cumulative .grad beside targets guessed once before the
+# micro-batches: the model is reached without the targets, so no trunk is split (it asks).
+DECIDED["adaptive_weight_with_the_first_graph_kept"] = (
+    "retain-graph",
+    DECIDED["adaptive_weight_from_two_gradient_norms"][1].replace(
+        "(g_nll,) = torch.autograd.grad(nll, dec.weight)",
+        "(g_nll,) = torch.autograd.grad(nll, dec.weight, retain_graph=True)",
+    ),
+)
+AMONG["targets_guessed_once_beside_a_gradient_snapshot"] = (
+    "detach",
+    """\
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+opt = torch.optim.Adam(model.parameters(), 1e-3)
+u = torch.randn(16, 4)
+guessed = model(u).softmax(-1)
+snapshots = []
+opt.zero_grad()
+for ub, gb in zip(u.chunk(2), guessed.chunk(2)):
+    nn.functional.mse_loss(model(ub + 0.1).softmax(-1), gb).backward()
+    snapshots.append(torch.cat([q.grad.flatten() for q in model.parameters()]))
+opt.step()
 """,
 )
 

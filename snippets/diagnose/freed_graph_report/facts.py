@@ -106,7 +106,8 @@ DECIDING = {
     "grad_inputs_trained": "an optimizer trains an input that grad() "
     "call took the gradient for",
     "grads_read": "your code took in the gradients of that call (its "
-    ".grad copied, flattened; grad()'s result squared, logged) before "
+    ".grad copied, flattened, or changed in place: clipped, scaled, "
+    "not cleared; grad()'s result squared, logged) before "
     "this one, and nothing with a graph took in what it made from "
     "them (no term of a loss)",
     "grads_kept": "your code still holds a copy it made of the .grad "
@@ -116,9 +117,10 @@ DECIDING = {
     "as one number multiplying it (a loss's weight: d_weight * g_loss, "
     "a boundary term's annealed factor), never as a term of a sum",
     "in_forward": "that backward() ran while a module's forward (or "
-    "its hook) was running, and this one outside it: a loss "
-    "backpropagated from inside the forward (an auxiliary loss in a "
-    "hook), whose graph the rest of the forward then built on",
+    "its hook) was running, and this one outside it, or from the same "
+    "line (the hook again, on another module): a loss backpropagated "
+    "from inside the forward (an auxiliary loss in a hook), whose "
+    "graph the rest of the forward then built on",
     "grad_moved": "a value made from that gradient was taken in beside "
     "an input it was taken for, a leaf no optimizer trains (x + eps * "
     "g.sign(): an attack's step)",
@@ -560,7 +562,11 @@ def _read_freeing_call(f, by):
         grads_kept=any(ref() is not None for ref in by.copies),
         grad_weight=by.fed == "weight",
         in_forward=by.kind == "backward()"
-        and _module_calls(by.site) > _module_calls(f.site),
+        and _module_calls(by.site) > 0
+        and (
+            _module_calls(by.site) > _module_calls(f.site)
+            or _your_line(by.site) == _your_line(f.site)
+        ),
     )
     f.grad_constant = f.grad_moved and by.moved == "constant"
 

@@ -30,6 +30,9 @@ Q_CONSTANT = (
     "is the gradient from {line} a constant here (a direction)?"
 )
 Q_PENALTY_OR = "or a term of this loss (a penalty)?"
+Q_LOG_HERE = (
+    "is the gradient from {line} only read (a log, a saliency map)?"
+)
 Q_LOG = "or is it only read (a log, a saliency map)?"
 Q_INPUT_GRAD = "is {inputs}'s .grad from {line} a term of this loss?"
 Q_TARGET = (
@@ -443,22 +446,32 @@ def _grad_as_weight(f):
         and f.grad_without_graph
         and f.grad_weight
         and f.grad_inputs_trained
+        and not f.stale
+        and not f.stepped
     )
 
 
-@rule("grad-read-not-a-term", "retain-graph", "earlier")
+@rule(
+    "grad-read-not-a-term",
+    [(Q_LOG_HERE, "retain-graph"), (Q_PENALTY_OR, "create-graph")],
+    "earlier",
+)
 def _grad_read_not_a_term(f):
     """An autograd.grad() call without create_graph freed it, of
-    another value than a loss backpropagated now, and your code read
-    its gradient as a reading (a saliency map logged, a norm kept),
-    not as a term of any loss: create_graph=True would differentiate
-    nothing here, and one pass cannot give a gradient of another value
-    beside this loss's. That call keeps its graph for this backward."""
+    another value than a loss backpropagated now, no new forward and
+    nothing stale since, and your code read its gradient, but nothing
+    with a graph took in what it made (no term of any loss as it
+    stands): a reading (a saliency map logged, a norm printed) keeps
+    that call's graph; a penalty made a number by mistake (`.item()`)
+    or a loss on gradient norms reads the same, and needs
+    create_graph=True."""
     return (
         not f.own_tensor
         and f.grad_without_graph
         and f.grads_read
         and not f.loss
+        and not f.new_forward
+        and not f.stale
     )
 
 
@@ -492,8 +505,17 @@ def _backward_in_forward(f):
     hook backpropagating an auxiliary loss), with no step since, and
     the rest of the forward built this loss on what it freed: the
     auxiliary loss belongs in this one. Return or keep it, add it to
-    this loss and take out the backward inside the forward."""
-    return f.in_forward and not f.stepped and not f.stale
+    this loss and take out the backward inside the forward. Not where
+    your code read the gradients it wrote (an inner step's fast
+    weights, a latent moved, a saliency map): an inner loop, not an
+    auxiliary loss."""
+    return (
+        f.in_forward
+        and not f.stepped
+        and not f.stale
+        and not f.grads_read
+        and not f.wrote_input_grad
+    )
 
 
 @rule("carried-total", "detach", "total")
@@ -715,11 +737,13 @@ def _snapshot_kept(f):
     """Your code copied the gradients the earlier backward wrote and
     still holds the copy, with no step between (a snapshot of one
     task's gradient, to subtract from the sum or project against the
-    next), and nothing the value was made from changed since (a copy
-    that moved the weights is a step's: SAM's perturbation): one
+    next), nothing the value was made from changed since (a copy
+    that moved the weights is a step's: SAM's perturbation), and the
+    value is this loss's only way to parameters it trains (a shared
+    trunk; a target or a memory beside the model is not): one
     backward of both losses would leave it nothing apart. That
     backward keeps its graph for this one."""
-    return f.grads_kept and not f.stepped and not f.stale
+    return f.grads_kept and not f.stepped and not f.stale and f.only
 
 
 @rule("same-forward", "one-backward", "earlier")

@@ -295,6 +295,9 @@ _WROTE = {}
 # marked; and what only zero-derivative operations made from them.
 _MOVERS, _CONSTANT = {}, {}
 _MOVERS_KEPT = 8
+# What was made from the gradients of more than one grad() call (a
+# ratio of two norms): the ids of all their sites.
+_GRAD_SOURCES = {}
 # The gradients grad() returned with no graph, while marked: the call.
 _UNREAD = {}
 _THREADS = [0]  # threads started while watching
@@ -1310,8 +1313,9 @@ def _note_wrote(call, leaves):
 def _read_wrote(func, args, out):
     """An operation of your code took in a .grad a backward() wrote and
     made a value of its size or more from it (a copy, a flattened or
-    normalized one: not a norm, a check, or a write in place): that
-    call's gradients were read apart."""
+    normalized one: not a norm, a check), or changed it in place
+    other than clearing it (clipped, scaled: the next backward adds
+    onto what you changed): that call's gradients were read apart."""
     hits = [
         (a, call)
         for a in _tensors_in(args, {})
@@ -1319,13 +1323,18 @@ def _read_wrote(func, args, out):
         if ref is not None and ref() is a
     ]
     outs = [o for o in pytree.tree_leaves(out) if torch.is_tensor(o)]
-    if not hits or _op_name(func).endswith("_") or not outs:
-        return
-    if not outs[0].is_floating_point():
+    name = _op_name(func)
+    if name.endswith("_"):
+        # A write into the gradient itself (the first argument, or a
+        # foreach's first list), not a copy of it into another tensor.
+        own = {id(t) for t in _tensors_in(args[:1], {})}
+        hits = [(a, c) for a, c in hits if id(a) in own]
+        outs = [] if name in _CLEARS else [hits[0][0]] if hits else []
+    if not hits or not outs or not outs[0].is_floating_point():
         return
     frame = sys._getframe(1)
     # Past this file and torch's own Python (a wrapper of torch's, a
-    # utility such as parameters_to_vector) to the caller.
+    # utility such as clip_grad_norm_) to the caller.
     while frame is not None and (
         _is_here(frame.f_code.co_filename)
         or frame.f_code.co_filename.startswith(_TORCH_DIR)
@@ -1334,12 +1343,18 @@ def _read_wrote(func, args, out):
     if frame is None or _is_library(frame.f_code.co_filename):
         return
     for a, call in hits:
-        if outs[0].numel() >= a.numel():
+        if name.endswith("_"):
+            call.grads_read = True
+        elif outs[0].numel() >= a.numel():
             call.grads_read = True
             # A copy is read on as the gradient (flattened, then
             # joined): what it makes is a copy too.
             call.copies.append(weakref.ref(outs[0]))
             _WROTE[id(outs[0])] = call.copies[-1], call
+
+
+# In-place operations that clear a gradient rather than change it.
+_CLEARS = {"zero_", "_foreach_zero_", "detach_", "requires_grad_"}
 
 
 def _before_step(optimizer, args, kwargs):
@@ -1443,6 +1458,7 @@ class _Marking(torch.overrides.TorchFunctionMode):
             self.backward = None
             self.unwatch_reads()
             _MARKED.clear()
+            _GRAD_SOURCES.clear()
             _MOVERS.clear()
             _CONSTANT.clear()
             _DEAD.clear()
@@ -1552,9 +1568,12 @@ def _mark(func, args, kwargs, out):
     if marked:
         _quietly(_note_moved, func, flat, marked, outs)
     site = _get(_MARKED, marked[0]) if marked else None
+    sources = set().union(*map(_sources, marked))
     for o in outs:
         if marked and not o.requires_grad:  # a gradient has no graph
             _put(_MARKED, o, site)
+            if len(sources) > 1:
+                _put(_GRAD_SOURCES, o, sources)
         if dead and not o.is_leaf:  # a loss, not a parameter updated
             _put(_DEAD, o, dead[0])
     term = [t for t in marked if not t.requires_grad and t.numel() == 1]
@@ -1567,6 +1586,11 @@ def _mark(func, args, kwargs, out):
     ):
         for o in outs:
             _put(_DEAD, o, (_get(_MARKED, term[0]), _stack_here(1)))
+
+
+def _sources(t):
+    """The ids of the grad() sites a marked tensor was made from."""
+    return {id(_get(_MARKED, t))} | (_get(_GRAD_SOURCES, t) or set())
 
 
 def _note_moved(func, flat, marked, outs):
@@ -1586,9 +1610,9 @@ def _note_moved(func, flat, marked, outs):
         weight = _op_name(func) in _SCALES and all(
             t.numel() == 1 for t in marked
         )
-        for t in marked:
-            site, call = _MOVERS.get(id(_get(_MARKED, t)), (None, None))
-            if call is not None and site is _get(_MARKED, t):
+        for key in set().union(*map(_sources, marked)):
+            site, call = _MOVERS.get(key, (None, None))
+            if call is not None:
                 call.fed = (call.fed or "weight") if weight else True
     if _op_name(func) not in _SUMS or not outs:
         return
