@@ -82,13 +82,25 @@ _CONSTANT_DIRECTION = (
 )
 _READ_APART = (
     "read apart: your code took in the gradients of the earlier call "
-    "before this one began (copied, squared, set aside), so one pass "
-    "would sum what you read one by one"
+    "before this one began (copied, squared, clipped or scaled in "
+    "place, set aside), so one pass would sum what you read one by one"
+)
+_WEIGHT = (
+    "a weight: one number made from gradients multiplies a loss (an "
+    "adaptive weight, held constant): create_graph=True would "
+    "differentiate it"
+)
+_IN_FORWARD = (
+    "inside a forward: that backward ran in a module's forward or "
+    "hook, and nothing read the gradients it wrote (an auxiliary loss)"
 )
 # By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {
     "grad-readings-of-one-forward": [(None, _READ_APART)],
     "same-forward-read-apart": [(None, _READ_APART)],
+    "snapshot-kept": [(None, _READ_APART)],
+    "grad-as-weight": [(None, _WEIGHT)],
+    "backward-in-forward": [(None, _IN_FORWARD)],
     "grad-constant-direction": [(None, _CONSTANT_DIRECTION)],
     "stale-summed-term": [(None, _SUMMED)],
     "made-from-weights": [(None, _FROM_WEIGHTS)],
