@@ -1637,64 +1637,76 @@ DECIDED["fgsm_step_kept_with_its_graph_then_the_clean_loss_summed"] = (
 
 # same-forward-read-apart and grad-readings-of-one-forward (review 23's PCGrad and EWC Fisher,
 # reduced): each task's or each sample's gradient read apart from one forward, so the graph is kept
-# for the next; a second backward whose first gradients nothing of yours read stays one-backward.
-_APART = """\
+# for the next; a second backward whose first gradients nothing of yours read (cleared, zeroed,
+# overwritten, checked) stays one-backward. Review 24's snapshot with no clear between the two
+# calls: the second task's gradient is the .grad minus the snapshot, so one backward of the sum
+# would leave nothing to subtract; the snapshot still held says so (snapshot-kept), with the
+# second loss built before the first backward or after it. A norm printed is a log: one backward.
+_TWO_HEADS = """\
 trunk, a, b = nn.Linear(4, 8), nn.Linear(8, 1), nn.Linear(8, 1)
 params = [*trunk.parameters(), *a.parameters(), *b.parameters()]
 opt = torch.optim.SGD(params, lr=0.1)
 for step in range(2):
     h = trunk(torch.randn(16, 4)).tanh()
-    grads = []
-    for loss in (a(h).pow(2).mean(), b(h).abs().mean()):
-        opt.zero_grad()
-        loss.backward()
-        {}
-    opt.step()
-"""
-DECIDED["task_gradients_copied_apart_then_cleared"] = (
-    "retain-graph",
-    _APART.format("grads.append(torch.cat([p.grad.flatten() for p in trunk.parameters()]))"),
-)
-DECIDED["task_gradients_cleared_unread"] = ("one-backward", _APART.format("pass"))
-DECIDED["task_gradients_zeroed_in_place_unread"] = (
-    "one-backward",
-    _APART.format("[p.grad.zero_() for p in params if p.grad is not None]"),
-)
-DECIDED["task_gradients_checked_finite_then_cleared"] = (
-    "one-backward",
-    _APART.format("[torch.isfinite(p.grad).all() for p in params if p.grad is not None]"),
-)
-# Review 24's task gradients snapshotted with no clear between the two backward calls (reduced):
-# the second task's gradient is the .grad minus the snapshot, so one backward of the sum would
-# leave nothing to subtract; the snapshot still held says so (snapshot-kept), with the second loss
-# built before the first backward or after it. A norm printed between them is a log, not a
-# reading: one backward.
-_SNAPSHOT = """\
-trunk, a, b = nn.Linear(4, 8), nn.Linear(8, 1), nn.Linear(8, 1)
-opt = torch.optim.SGD([*trunk.parameters(), *a.parameters(), *b.parameters()], lr=0.1)
-for step in range(2):
-    h = trunk(torch.randn(16, 4)).tanh()
-    loss_a = a(h).pow(2).mean()
-    {}
+    grads, loss_a = [], a(h).pow(2).mean()
+    {built}
     opt.zero_grad()
     loss_a.backward()
-    {}
+    {read}
+    {clear}
     loss_b.backward()
     opt.step()
 """
 _LOSS_B = "loss_b = b(h).abs().mean()"
+
+
+def _apart(read):
+    """Both losses built, the first one's gradient read, then cleared."""
+    return _TWO_HEADS.format(built=_LOSS_B, read=read, clear="opt.zero_grad()")
+
+
+def _snapshot(built, read):
+    """No clear between the two backward calls."""
+    return _TWO_HEADS.format(built=built, read=read, clear="")
+
+
+DECIDED["task_gradients_copied_apart_then_cleared"] = (
+    "retain-graph",
+    _apart("grads.append(torch.cat([p.grad.flatten() for p in trunk.parameters()]))"),
+)
+DECIDED["task_gradients_copied_into_buffers_then_cleared"] = (
+    "retain-graph",
+    _apart("grads.append([torch.zeros_like(p).copy_(p.grad) for p in trunk.parameters()])"),
+)
+DECIDED["task_gradients_cleared_unread"] = ("one-backward", _apart("pass"))
+DECIDED["task_gradients_zeroed_in_place_unread"] = (
+    "one-backward",
+    _apart("[p.grad.zero_() for p in params if p.grad is not None]"),
+)
+DECIDED["task_gradients_multiplied_by_zero_unread"] = (
+    "one-backward",
+    _snapshot(_LOSS_B, "[p.grad.mul_(0) for p in params if p.grad is not None]"),
+)
+DECIDED["task_gradients_overwritten_unread"] = (
+    "one-backward",
+    _snapshot(_LOSS_B, "[p.grad.copy_(torch.zeros_like(p)) for p in params if p.grad is not None]"),
+)
+DECIDED["task_gradients_checked_finite_then_cleared"] = (
+    "one-backward",
+    _apart("[torch.isfinite(p.grad).all() for p in params if p.grad is not None]"),
+)
 _SNAPSHOT_TAKEN = "first = [p.grad.clone() for p in trunk.parameters()]"
 DECIDED["task_gradients_snapshotted_then_the_next_loss_built"] = (
     "retain-graph",
-    _SNAPSHOT.format("", f"{_SNAPSHOT_TAKEN}\n    {_LOSS_B}"),
+    _snapshot("", f"{_SNAPSHOT_TAKEN}\n    {_LOSS_B}"),
 )
 DECIDED["task_gradients_snapshotted_with_both_losses_built"] = (
     "retain-graph",
-    _SNAPSHOT.format(_LOSS_B, _SNAPSHOT_TAKEN),
+    _snapshot(_LOSS_B, _SNAPSHOT_TAKEN),
 )
 DECIDED["gradient_norm_printed_between_two_backwards"] = (
     "one-backward",
-    _SNAPSHOT.format(_LOSS_B, "print(sum(p.grad.norm() for p in trunk.parameters()).item())"),
+    _snapshot(_LOSS_B, "print(sum(p.grad.norm() for p in trunk.parameters()).item())"),
 )
 # grad-read-not-a-term (review 24's saliency map, reduced): a gradient of another value than the
 # loss, logged, is no term as it stands: the call keeps its graph, or, where a penalty was made
@@ -1798,14 +1810,13 @@ for step in range(2):
 # forward (a manual gradient reversal, a clip per loss) is a reading apart: one backward of the
 # sum would change the sum instead; a clear stays no reading. A hook that backpropagates a
 # penalty on each module it is registered on frees the graph the next module's penalty needs.
-_CHANGED = _SNAPSHOT.format(_LOSS_B, "{}")
 DECIDED["gradient_reversed_by_hand_between_two_backwards"] = (
     "retain-graph",
-    _CHANGED.format("[p.grad.mul_(-0.3) for p in trunk.parameters()]"),
+    _snapshot(_LOSS_B, "[p.grad.mul_(-0.3) for p in trunk.parameters()]"),
 )
 DECIDED["gradient_clipped_between_two_backwards"] = (
     "retain-graph",
-    _CHANGED.format("nn.utils.clip_grad_norm_(trunk.parameters(), 0.01)"),
+    _snapshot(_LOSS_B, "nn.utils.clip_grad_norm_(trunk.parameters(), 0.01)"),
 )
 DECIDED["sparsity_penalty_backpropagated_by_a_hook_on_each_stage"] = (
     "one-backward",
@@ -1998,6 +2009,42 @@ grads = torch.autograd.grad((du + out).pow(2).mean(), list(u.parameters()))
 
 AMONG["saliency_of_the_class_score_logged_before_training"] = DECIDED.pop(
     "saliency_of_the_class_score_logged_before_training"
+)
+# Review 27's two shapes the rule cannot tell from a log: a penalty made a Python number by mistake
+# (`gp.item()`), and GradNorm's loss on gradient norms taken with no graph: create_graph stays in.
+AMONG["gradient_penalty_made_a_number_by_mistake"] = (
+    "create-graph",
+    """\
+D = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+opt = torch.optim.Adam(D.parameters(), 1e-3)
+for step in range(2):
+    x = torch.randn(16, 4, requires_grad=True)
+    out = D(x)
+    (g,) = torch.autograd.grad(out.sum(), x)
+    gp = ((g.norm(dim=1) - 1) ** 2).mean()
+    opt.zero_grad()
+    (-out.mean() + 10 * gp.item()).backward()
+    opt.step()
+""",
+)
+AMONG["gradnorm_loss_on_norms_taken_without_a_graph"] = (
+    "create-graph",
+    """\
+trunk, a, b = nn.Linear(4, 8), nn.Linear(8, 1), nn.Linear(8, 1)
+opt = torch.optim.Adam([*trunk.parameters(), *a.parameters(), *b.parameters()], 1e-3)
+w = torch.ones(2, requires_grad=True)
+for step in range(2):
+    h = trunk(torch.randn(16, 4)).tanh()
+    losses = torch.stack([a(h).pow(2).mean(), b(h).abs().mean()])
+    norms = [
+        torch.autograd.grad(w[i] * losses[i], trunk.weight, retain_graph=i == 0)[0].norm()
+        for i in range(2)
+    ]
+    gradnorm_loss = (torch.stack(norms) - sum(norms) / 2).abs().sum()
+    opt.zero_grad()
+    (w * losses).sum().backward()
+    opt.step()
+""",
 )
 # Review 27 (written to break this round's rules): the VQGAN weight with the first grad() call's
 # graph kept, so the weight made from both calls meets the loss (each call's gradient is a

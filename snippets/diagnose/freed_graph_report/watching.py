@@ -1324,12 +1324,13 @@ def _read_wrote(func, args, out):
     ]
     outs = [o for o in pytree.tree_leaves(out) if torch.is_tensor(o)]
     name = _op_name(func)
-    if name.endswith("_"):
+    own = {id(t) for t in _tensors_in(args[:1], {})}
+    written = name.endswith("_") and any(id(a) in own for a, _ in hits)
+    if written:
         # A write into the gradient itself (the first argument, or a
-        # foreach's first list), not a copy of it into another tensor.
-        own = {id(t) for t in _tensors_in(args[:1], {})}
+        # foreach's first list): read apart unless a clear.
         hits = [(a, c) for a, c in hits if id(a) in own]
-        outs = [] if name in _CLEARS else [hits[0][0]] if hits else []
+        outs = [] if _clears(name, args) else [hits[0][0]]
     if not hits or not outs or not outs[0].is_floating_point():
         return
     frame = sys._getframe(1)
@@ -1343,7 +1344,7 @@ def _read_wrote(func, args, out):
     if frame is None or _is_library(frame.f_code.co_filename):
         return
     for a, call in hits:
-        if name.endswith("_"):
+        if written:
             call.grads_read = True
         elif outs[0].numel() >= a.numel():
             call.grads_read = True
@@ -1353,8 +1354,19 @@ def _read_wrote(func, args, out):
             _WROTE[id(outs[0])] = call.copies[-1], call
 
 
-# In-place operations that clear a gradient rather than change it.
+# In-place operations that clear a gradient rather than change it (an
+# overwrite too: what it writes was read where it was made).
 _CLEARS = {"zero_", "_foreach_zero_", "detach_", "requires_grad_"}
+_CLEARS |= {"copy_", "_foreach_copy_"}
+_BY_ZERO = {"fill_", "mul_", "_foreach_mul_"}  # with 0: a clear
+
+
+def _clears(name, args):
+    """True if an in-place operation on a gradient clears it."""
+    if name in _BY_ZERO and len(args) > 1:
+        by = args[1]
+        return isinstance(by, (int, float)) and by == 0
+    return name in _CLEARS
 
 
 def _before_step(optimizer, args, kwargs):
