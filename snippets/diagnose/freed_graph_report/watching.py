@@ -1331,6 +1331,10 @@ def _read_wrote(func, args, out):
         # foreach's first list): read apart unless a clear.
         hits = [(a, c) for a, c in hits if id(a) in own]
         outs = [] if _clears(name, args) else [hits[0][0]]
+    elif name.endswith("_"):
+        # Into a tensor of yours: a copy_ into a buffer is a copy kept;
+        # anything else (a step written by hand) no reading apart.
+        outs = outs if name == "copy_" else []
     if not hits or not outs or not outs[0].is_floating_point():
         return
     frame = sys._getframe(1)
