@@ -23,6 +23,7 @@ from .watching import (
     _COMPARING_NODES,
     _COPY_NODES,
     _CUT_PARAMS,
+    _DETACH_UNUSED,
     _FINDINGS,
     _GRAD_CUT,
     _LAST_STEP,
@@ -1413,6 +1414,13 @@ CHECKING = {
     "dead": "the loss backpropagated took in, as a term of a sum, a "
     "value made from a gradient with no graph (from autograd.grad() "
     "without create_graph=True, or read from .grad)",
+    "dead_factor": "the loss backpropagated was multiplied by a "
+    "number made from a gradient that autograd.grad() took, without "
+    "create_graph=True, of a value computed from weights (not of a "
+    "leaf): its derivative is left out of the loss's gradient",
+    "detach_unused": "a backward ran through the graph of a tensor "
+    "your code had called detach() on, after the value detach() "
+    "returned was gone, never taken in by any operation",
     "cut_term": "the loss backpropagated added, as a term of a sum "
     "(through sums and constant multiples only), a number cut "
     "(detach(), .data, no_grad) on another line from parameters that "
@@ -1466,6 +1474,7 @@ def findings():
         _finding(once_lost=True, once=backward, taken=_frames(site))
         for backward, site in _ONCE_FOUND
     ]
+    found += _detach_findings()
     frozen = {
         id(c.ref())
         for f in found
@@ -1491,6 +1500,21 @@ def findings():
         ):
             found.append(_rerun(call))
     return found
+
+
+def _detach_findings():
+    """One finding for each backward call that ran through graphs whose
+    detach() results your code left unused, for each line of them."""
+    found = {}
+    for at, call in _DETACH_UNUSED:
+        taken = _frames(at)
+        key = _your_line(taken), id(call)
+        summed = call.site if call is not None else None
+        found.setdefault(key, (taken, summed))
+    return [
+        _finding(detach_unused=True, taken=taken, summed=summed)
+        for taken, summed in found.values()
+    ]
 
 
 def _cut_findings():
@@ -1640,7 +1664,8 @@ def _dead(call):
     if isinstance(taken, _ReadGrad):  # a backward() wrote it to .grad
         taken, read = taken.site, taken.read
     return _finding(
-        dead=True,
+        dead=not call.dead[2],
+        dead_factor=call.dead[2],
         call=call,
         taken=_frames(taken),
         read=read,

@@ -634,7 +634,7 @@ def check_lines():
         if CHECKS.index(check) < CHECKS.index(group[0]):
             group[:2] = check, finding
         # A rerun finding counts the reruns merged into it.
-        dead = finding.dead or finding.cut_term
+        dead = finding.dead or finding.dead_factor or finding.cut_term
         call = None if dead else getattr(finding, "call", None)
         merged = getattr(call, "merged", 0)
         group[2] += finding.times if finding.unused else 1 + merged
@@ -660,6 +660,8 @@ def _sites(finding):
         return ("scaled", _first_yours(finding.taken))
     if finding.once_lost:
         return ("once", _first_yours(finding.taken))
+    if finding.detach_unused:
+        return ("detach", _first_yours(finding.taken))
     if finding.unused:
         return ("unused", _where_called(finding.call))
     if finding.cut_term:
@@ -668,7 +670,7 @@ def _sites(finding):
             _first_yours(finding.taken),
             _first_yours(finding.summed),
         )
-    if finding.dead:
+    if finding.dead or finding.dead_factor:
         return (
             "dead",
             _first_yours(finding.taken),
@@ -695,8 +697,10 @@ def _check_text(check, f, times):
         return out + _cut_text(check, f)
     if f.cut_term:
         return out + _cut_term_text(check, f)
-    if f.dead:
+    if f.dead or f.dead_factor:
         return out + _dead_text(check, f)
+    if f.detach_unused:
+        return out + _detach_text(check, f)
     if f.clip:
         return out + _clip_text(check, f)
     if f.penalty_scaled:
@@ -732,6 +736,16 @@ def _cut_term_text(check, f):
     ]
 
 
+_TERM_HARM = (
+    "harm:     that term has no graph: it adds nothing to any "
+    "parameter's gradient"
+)
+_FACTOR_HARM = (
+    "harm:     that factor has no graph: the loss's gradient leaves "
+    "out how it changes with the value the gradient was taken of"
+)
+
+
 def _dead_text(check, f):
     taken = _yours(f.taken)
     line = f"line {taken[-1][1]}" if taken else "the earlier call"
@@ -746,13 +760,31 @@ def _dead_text(check, f):
     return [
         f"  taken at {_first_yours(f.taken)}",
         *([f"  read at  {_first_yours(f.read)}"] if read else []),
-        f"  summed at {_first_yours(f.summed)}",
-        "harm:     that term has no graph: it adds nothing to any "
-        "parameter's gradient",
+        f"  {'multiplied' if f.dead_factor else 'summed'} at "
+        f"{_first_yours(f.summed)}",
+        _FACTOR_HARM if f.dead_factor else _TERM_HARM,
         f"why:      {SITE}{check.see}",
         "fix: create-graph",
         apply,
         f"see: {SITE}fix/#create-graph",
+    ]
+
+
+def _detach_text(check, f):
+    mine = _yours(f.taken)
+    line = f"line {mine[-1][1]}" if mine else "the detach"
+    then = f.summed and _first_yours(f.summed)
+    return [
+        f"  detached at {_first_yours(f.taken)}",
+        *([f"  then      {then}"] if then else []),
+        "harm:     what detach() returned was never used, and detach() "
+        "does not change the tensor it is called on: the backward ran "
+        "through the graph it was meant to cut",
+        f"why:      {SITE}{check.see}",
+        "fix: detach",
+        f"  use the value detach() returns at {line} where the tensor "
+        "is read (grads = [g.detach() for g in grads])",
+        f"see: {SITE}fix/#detach",
     ]
 
 

@@ -295,6 +295,8 @@ _WROTE = {}
 # marked; and what only zero-derivative operations made from them.
 _MOVERS, _CONSTANT = {}, {}
 _MOVERS_KEPT = 8
+# The grad() calls taken for a value with a graph, not a leaf.
+_OF_VALUES = weakref.WeakSet()
 # What was made from the gradients of more than one grad() call (a
 # ratio of two norms): the ids of all their sites.
 _GRAD_SOURCES = {}
@@ -1180,7 +1182,7 @@ def _wrap(real, kind, reporter):
         try:
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
-                _MARKING.start(_as_list(result), site, ran)
+                _MARKING.start(_as_list(result), site, ran, inputs)
                 _cut_by_grad(tensors, _as_list(result))
             elif kind == "autograd.grad()":
                 _scaled_grads(tensors, _as_list(result), site)
@@ -1444,13 +1446,16 @@ class _Marking(torch.overrides.TorchFunctionMode):
         _put(_MARKED, grad, _ReadGrad(self.backward, _stack_here(2)))
         self._enter()
 
-    def start(self, grads, site, call):
+    def start(self, grads, site, call, inputs):
         """Mark these gradients, made with no graph by the grad() call
-        `call` at `site`, and what is computed from them until the next
-        backward; each is unread until an operation takes it in."""
+        `call` at `site` for `inputs`, and what is computed from them
+        until the next backward; each is unread until an operation
+        takes it in."""
         grads = [g for g in grads or () if g is not None]
         if not grads or _compiled():
             return  # torch.compile traces a mode as its own: keep out
+        if any(getattr(t, "grad_fn", None) for t in inputs):
+            _OF_VALUES.add(call)
         call.threads = _THREADS[0]
         # The last few grad() calls' (the gradients that weigh a loss
         # are often two): a loop of them keeps no long record.
@@ -1509,6 +1514,10 @@ class _Marking(torch.overrides.TorchFunctionMode):
             else None
         )
         out = func(*args, **(kwargs or {}))
+        if _DETACHED:
+            _quietly(_read_detached, func, args, kwargs)
+        if _CUTTING[0] and func in _DETACHES[:2]:
+            _quietly(_watch_detached, args, out)
         if _WROTE:
             _quietly(_read_wrote, func, args, out)
         if self.on and _MARKED:
@@ -1595,13 +1604,21 @@ def _mark(func, args, kwargs, out):
     term = [t for t in marked if not t.requires_grad and t.numel() == 1]
     # A loss has a graph: a parameter updated with its gradient (p - lr
     # * g, a first-order inner step) is a leaf.
-    if (
-        term
-        and getattr(func, "__name__", "") in _SUMS
-        and any(t.requires_grad and not t.is_leaf for t in flat)
-    ):
+    graphed = any(t.requires_grad and not t.is_leaf for t in flat)
+    if not term or not graphed:
+        return
+    name = getattr(func, "__name__", "")
+    # A factor made from the gradient of a value computed from weights
+    # (forces from positions): the loss leaves out its derivative. One
+    # from parameters' gradients is a weight meant constant (VQGAN's).
+    factor = name in _SCALES and any(
+        _MOVERS.get(key, (None, None))[1] in _OF_VALUES
+        for key in _sources(term[0])
+    )
+    if name in _SUMS or factor:
+        dead = _get(_MARKED, term[0]), _stack_here(1), factor
         for o in outs:
-            _put(_DEAD, o, (_get(_MARKED, term[0]), _stack_here(1)))
+            _put(_DEAD, o, dead)
 
 
 def _sources(t):
@@ -1884,7 +1901,7 @@ _CUTS = {}  # tensor: the _Cut records its value came through
 # multiples followed: a loss made so adds a constant.
 _CUT_TERMS = {}
 _CUTTING = [False]
-_DETACHES = {torch.Tensor.detach, torch.detach, torch.Tensor.detach_}
+_DETACHES = (torch.Tensor.detach, torch.detach, torch.Tensor.detach_)
 _DATA = torch._C.TensorBase.__dict__["data"]
 _SOURCES = {}  # grad_fn node: its leaves (until the next step)
 _CUT_PARAMS = {}  # id(parameter): its _CutParameter
@@ -2295,6 +2312,52 @@ def _note_cuts(call, tensors):
     _CUT_TERMS.clear()
 
 
+# --- a detach() whose result nothing read -----------------------------
+
+# id(a value detach() returned to your code): [a weakref to it, the
+# detach's site, whether an operation took it in since]
+_DETACHED = {}
+# (the detach's site, the backward or grad() call that then ran through
+# the graph it was to cut): its result died unread.
+_DETACH_UNUSED = deque(maxlen=64)
+# What reading a tensor's flags is: no use of its value.
+_FLAGS = {"requires_grad", "grad", "grad_fn", "is_leaf", "_version"}
+
+
+def _watch_detached(args, out):
+    """A detach() of your code, on a tensor with a graph: note whether
+    its result is read; a backward through that graph after the result
+    died unread ran where the detach was meant to cut (`x.detach()` as
+    a statement, a loop variable rebound to it)."""
+    source = args[0] if args else None
+    if getattr(source, "grad_fn", None) is None:
+        return
+    site = _site()
+    if _caller(_frames(site)) is not None:
+        return
+    entry = [weakref.ref(out), site, False]
+    _DETACHED[id(out)] = entry
+
+    def ran_through(grad_outputs):
+        if entry[1] is not None and entry[0]() is None and not entry[2]:
+            running = _CALLING[-1] if _CALLING else None
+            _DETACH_UNUSED.append((entry[1], running))
+            entry[1] = None  # once
+
+    source.grad_fn.register_prehook(ran_through)
+
+
+def _read_detached(func, args, kwargs):
+    """Note the values detach() returned that an operation took in."""
+    about = getattr(getattr(func, "__self__", None), "__name__", None)
+    if about in _FLAGS or _op_name(func) == "requires_grad_":
+        return
+    for t in _tensors_in(args, kwargs or {}):
+        entry = _DETACHED.get(id(t))
+        if entry is not None and entry[0]() is t:
+            entry[2] = True
+
+
 def _cut_by_grad(tensors, grads):
     """Gradients grad() handed back without create_graph=True have no
     graph: values cut from every leaf of the graph they were taken
@@ -2487,10 +2550,15 @@ def _cuts_after_step():
     the first CUT_STEPS steps."""
     _READ_NOW.clear()
     _SOURCES.clear()
+    for key in [k for k, e in _DETACHED.items() if e[0]() is None]:
+        del _DETACHED[key]
     for marks in (_CUTS, _MIXED):
         for key in [k for k, (r, _) in marks.items() if r() is None]:
             del marks[key]
     if _STEPS[0] >= CUT_STEPS:
+        for entry in _DETACHED.values():
+            entry[1] = None  # its reads are no longer watched
+        _DETACHED.clear()
         _CUTTING[0] = False
         _CUTS.clear()
         _MIXED.clear()
@@ -2852,7 +2920,7 @@ def _forget_runs():
         _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE, _MIXED,
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
         _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
-        _USED_LINES, _WROTE,
+        _USED_LINES, _WROTE, _DETACHED, _DETACH_UNUSED,
     ):  # fmt: skip
         kept.clear()
 
