@@ -1691,6 +1691,21 @@ DECIDED["task_gradients_overwritten_unread"] = (
     "one-backward",
     _snapshot(_LOSS_B, "[p.grad.copy_(torch.zeros_like(p)) for p in params if p.grad is not None]"),
 )
+# Review 28's Jacobian built row by row (TorchSharp #1149, reduced): each row's gradient copied
+# into a buffer's row before the next backward of the same forward is a copy kept.
+DECIDED["jacobian_rows_copied_into_a_buffer"] = (
+    "retain-graph",
+    """\
+model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 4))
+x = torch.randn(3, requires_grad=True)
+out = model(x)
+jacobian = torch.zeros(4, 3)
+for i in range(4):
+    out[i].backward()
+    jacobian[i] = x.grad
+    x.grad.zero_()
+""",
+)
 DECIDED["task_gradients_checked_finite_then_cleared"] = (
     "one-backward",
     _apart("[torch.isfinite(p.grad).all() for p in params if p.grad is not None]"),

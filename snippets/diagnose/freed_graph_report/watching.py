@@ -1327,16 +1327,19 @@ def _read_wrote(func, args, out):
     outs = [o for o in pytree.tree_leaves(out) if torch.is_tensor(o)]
     name = _op_name(func)
     own = {id(t) for t in _tensors_in(args[:1], {})}
-    written = name.endswith("_") and any(id(a) in own for a, _ in hits)
+    inplace = name.endswith("_") or name == "__setitem__"
+    written = inplace and any(id(a) in own for a, _ in hits)
     if written:
         # A write into the gradient itself (the first argument, or a
         # foreach's first list): read apart unless a clear.
         hits = [(a, c) for a, c in hits if id(a) in own]
         outs = [] if _clears(name, args) else [hits[0][0]]
-    elif name.endswith("_"):
-        # Into a tensor of yours: a copy_ into a buffer is a copy kept;
-        # anything else (a step written by hand) no reading apart.
-        outs = outs if name == "copy_" else []
+    elif inplace:
+        # Into a tensor of yours: a copy_ into a buffer, or into rows
+        # of one (a Jacobian's), is a copy kept; anything else (a step
+        # written by hand) no reading apart.
+        copied = name in ("copy_", "__setitem__")
+        outs = [args[0]] if copied else []
     if not hits or not outs or not outs[0].is_floating_point():
         return
     frame = sys._getframe(1)
