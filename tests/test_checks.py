@@ -174,6 +174,7 @@ HALVES = {
     "round_6": "Round 6, held out",
     "round_7": "Round 7, held out",
     "round_8": "Round 8, held out",
+    "round_9": "Round 9, held out",
 }
 
 
