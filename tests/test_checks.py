@@ -283,6 +283,27 @@ for step in range(3):
         unused(torch.randn(8, 4))
         model(torch.randn(8, 4))
 """,
+    # detach-result-unused's neighbours: a detach whose result a loss or a log reads (after a flag
+    # is set on it), and one kept alive unread.
+    "first_order_step_detached_and_logged": """\
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+params, kept = list(model.parameters()), []
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 2)
+    inner = (model(x) - y).pow(2).mean()
+    grads = torch.autograd.grad(inner, params, create_graph=True)
+    grads = [g.detach() for g in grads]
+    fast = [p - 0.5 * g for p, g in zip(params, grads)]
+    outer = (nn.functional.linear(x, *fast) - y).pow(2).mean()
+    kept.append(outer.detach())
+    shown = inner.detach()
+    shown.requires_grad = False
+    f"{shown.item():.3f}"
+    opt.zero_grad()
+    outer.backward()
+    opt.step()
+""",
 }
 
 

@@ -2336,7 +2336,9 @@ def _watch_detached(args, out):
     if getattr(source, "grad_fn", None) is None:
         return
     site = _site()
-    if _caller(_frames(site)) is not None:
+    # Called by your own line: not by torch's or a library's code.
+    frames = [f for f in _frames(site) if not _is_here(f[0])]
+    if not frames or _is_library(frames[-1][0]):
         return
     entry = [weakref.ref(out), site, False]
     _DETACHED[id(out)] = entry
