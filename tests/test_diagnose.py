@@ -1687,6 +1687,10 @@ DECIDED["task_gradients_multiplied_by_zero_unread"] = (
     "one-backward",
     _snapshot(_LOSS_B, "[p.grad.mul_(0) for p in params if p.grad is not None]"),
 )
+DECIDED["task_gradients_set_to_zero_through_a_slice_unread"] = (
+    "one-backward",
+    _snapshot(_LOSS_B, "for p in trunk.parameters():\n        p.grad[:] = 0"),
+)
 DECIDED["task_gradients_overwritten_unread"] = (
     "one-backward",
     _snapshot(_LOSS_B, "[p.grad.copy_(torch.zeros_like(p)) for p in params if p.grad is not None]"),

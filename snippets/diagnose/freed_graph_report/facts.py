@@ -23,6 +23,7 @@ from .watching import (
     _COMPARING_NODES,
     _COPY_NODES,
     _CUT_PARAMS,
+    _DETACH_READ,
     _DETACH_UNUSED,
     _FINDINGS,
     _GRAD_CUT,
@@ -1414,10 +1415,6 @@ CHECKING = {
     "dead": "the loss backpropagated took in, as a term of a sum, a "
     "value made from a gradient with no graph (from autograd.grad() "
     "without create_graph=True, or read from .grad)",
-    "dead_factor": "the loss backpropagated was multiplied by a "
-    "number made from a gradient that autograd.grad() took, without "
-    "create_graph=True, of a value computed from weights (not of a "
-    "leaf): its derivative is left out of the loss's gradient",
     "detach_unused": "a backward ran through the graph of a tensor "
     "your code had called detach() on, after the value detach() "
     "returned was gone, never taken in by any operation",
@@ -1504,9 +1501,12 @@ def findings():
 
 def _detach_findings():
     """One finding for each backward call that ran through graphs whose
-    detach() results your code left unused, for each line of them."""
+    detach() results your code left unused, for each line of them none
+    of whose results was ever read."""
     found = {}
-    for at, call in _DETACH_UNUSED:
+    for at, call, line in _DETACH_UNUSED:
+        if line in _DETACH_READ:  # read at another pass
+            continue
         taken = _frames(at)
         key = _your_line(taken), id(call)
         summed = call.site if call is not None else None
@@ -1664,8 +1664,7 @@ def _dead(call):
     if isinstance(taken, _ReadGrad):  # a backward() wrote it to .grad
         taken, read = taken.site, taken.read
     return _finding(
-        dead=not call.dead[2],
-        dead_factor=call.dead[2],
+        dead=True,
         call=call,
         taken=_frames(taken),
         read=read,

@@ -634,7 +634,7 @@ def check_lines():
         if CHECKS.index(check) < CHECKS.index(group[0]):
             group[:2] = check, finding
         # A rerun finding counts the reruns merged into it.
-        dead = finding.dead or finding.dead_factor or finding.cut_term
+        dead = finding.dead or finding.cut_term
         call = None if dead else getattr(finding, "call", None)
         merged = getattr(call, "merged", 0)
         group[2] += finding.times if finding.unused else 1 + merged
@@ -670,7 +670,7 @@ def _sites(finding):
             _first_yours(finding.taken),
             _first_yours(finding.summed),
         )
-    if finding.dead or finding.dead_factor:
+    if finding.dead:
         return (
             "dead",
             _first_yours(finding.taken),
@@ -697,7 +697,7 @@ def _check_text(check, f, times):
         return out + _cut_text(check, f)
     if f.cut_term:
         return out + _cut_term_text(check, f)
-    if f.dead or f.dead_factor:
+    if f.dead:
         return out + _dead_text(check, f)
     if f.detach_unused:
         return out + _detach_text(check, f)
@@ -736,16 +736,6 @@ def _cut_term_text(check, f):
     ]
 
 
-_TERM_HARM = (
-    "harm:     that term has no graph: it adds nothing to any "
-    "parameter's gradient"
-)
-_FACTOR_HARM = (
-    "harm:     that factor has no graph: the loss's gradient leaves "
-    "out how it changes with the value the gradient was taken of"
-)
-
-
 def _dead_text(check, f):
     taken = _yours(f.taken)
     line = f"line {taken[-1][1]}" if taken else "the earlier call"
@@ -760,9 +750,9 @@ def _dead_text(check, f):
     return [
         f"  taken at {_first_yours(f.taken)}",
         *([f"  read at  {_first_yours(f.read)}"] if read else []),
-        f"  {'multiplied' if f.dead_factor else 'summed'} at "
-        f"{_first_yours(f.summed)}",
-        _FACTOR_HARM if f.dead_factor else _TERM_HARM,
+        f"  summed at {_first_yours(f.summed)}",
+        "harm:     that term has no graph: it adds nothing to any "
+        "parameter's gradient",
         f"why:      {SITE}{check.see}",
         "fix: create-graph",
         apply,
@@ -777,9 +767,10 @@ def _detach_text(check, f):
     return [
         f"  detached at {_first_yours(f.taken)}",
         *([f"  then      {then}"] if then else []),
-        "harm:     what detach() returned was never used, and detach() "
-        "does not change the tensor it is called on: the backward ran "
-        "through the graph it was meant to cut",
+        "harm:     what detach() returned there was never used, at "
+        "any pass, and detach() does not change the tensor it is "
+        "called on: if the line was to cut that tensor's graph, it did "
+        "not (the backward ran through it)",
         f"why:      {SITE}{check.see}",
         "fix: detach",
         f"  use the value detach() returns at {line} where the tensor "

@@ -1051,20 +1051,6 @@ def _gradient_term_adds_nothing(f):
 
 
 @check(
-    "gradient-factor-without-graph",
-    "real-programs/#wrong-fix-forces-grad-without-create-graph-retain-graph",
-)
-def _gradient_factor_without_graph(f):
-    """A loss was multiplied by a number made from a gradient that
-    autograd.grad() took without create_graph=True of a value computed
-    from trained weights (forces from positions a displacement moves):
-    the number has no graph, so the loss's gradient leaves out how it
-    depends on them. A number made from parameters' gradients (an
-    adaptive weight) is no such factor: it is meant constant."""
-    return f.dead_factor
-
-
-@check(
     "cut-term-adds-nothing", "fix/#wrong-fix-detach-trainable-source"
 )
 def _cut_term_adds_nothing(f):
@@ -1111,10 +1097,11 @@ def _backward_trains_nothing(f):
     "command-score/#program-mlnt-fast-weight-grads-not-detached",
 )
 def _detach_result_unused(f):
-    """Your code called detach() and never used what it returned
-    (`x.detach()` as a statement, `g = g.detach()` on a loop variable):
-    detach() does not change the tensor it is called on, so a backward
-    then ran through the graph the detach was meant to cut."""
+    """A line of yours called detach() and never used what it
+    returned, at any pass (`x.detach()` as a statement, `g =
+    g.detach()` on a loop variable): detach() does not change the
+    tensor it is called on, so a backward then ran through the graph
+    the detach was meant to cut."""
     return f.detach_unused
 
 

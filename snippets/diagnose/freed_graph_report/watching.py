@@ -295,8 +295,6 @@ _WROTE = {}
 # marked; and what only zero-derivative operations made from them.
 _MOVERS, _CONSTANT = {}, {}
 _MOVERS_KEPT = 8
-# The grad() calls taken for a value with a graph, not a leaf.
-_OF_VALUES = weakref.WeakSet()
 # What was made from the gradients of more than one grad() call (a
 # ratio of two norms): the ids of all their sites.
 _GRAD_SOURCES = {}
@@ -1182,7 +1180,7 @@ def _wrap(real, kind, reporter):
         try:
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
-                _MARKING.start(_as_list(result), site, ran, inputs)
+                _MARKING.start(_as_list(result), site, ran)
                 _cut_by_grad(tensors, _as_list(result))
             elif kind == "autograd.grad()":
                 _scaled_grads(tensors, _as_list(result), site)
@@ -1371,9 +1369,10 @@ _BY_ZERO = {"fill_", "mul_", "_foreach_mul_"}  # with 0: a clear
 
 
 def _clears(name, args):
-    """True if an in-place operation on a gradient clears it."""
-    if name in _BY_ZERO and len(args) > 1:
-        by = args[1]
+    """True if an in-place operation on a gradient clears it (with 0
+    where it takes a number: grad[:] = 0 too)."""
+    if name in _BY_ZERO or name == "__setitem__":
+        by = args[-1] if len(args) > 1 else None
         return isinstance(by, (int, float)) and by == 0
     return name in _CLEARS
 
@@ -1449,16 +1448,13 @@ class _Marking(torch.overrides.TorchFunctionMode):
         _put(_MARKED, grad, _ReadGrad(self.backward, _stack_here(2)))
         self._enter()
 
-    def start(self, grads, site, call, inputs):
+    def start(self, grads, site, call):
         """Mark these gradients, made with no graph by the grad() call
-        `call` at `site` for `inputs`, and what is computed from them
-        until the next backward; each is unread until an operation
-        takes it in."""
+        `call` at `site`, and what is computed from them until the next
+        backward; each is unread until an operation takes it in."""
         grads = [g for g in grads or () if g is not None]
         if not grads or _compiled():
             return  # torch.compile traces a mode as its own: keep out
-        if any(getattr(t, "grad_fn", None) for t in inputs):
-            _OF_VALUES.add(call)
         call.threads = _THREADS[0]
         # The last few grad() calls' (the gradients that weigh a loss
         # are often two): a loop of them keeps no long record.
@@ -1607,21 +1603,13 @@ def _mark(func, args, kwargs, out):
     term = [t for t in marked if not t.requires_grad and t.numel() == 1]
     # A loss has a graph: a parameter updated with its gradient (p - lr
     # * g, a first-order inner step) is a leaf.
-    graphed = any(t.requires_grad and not t.is_leaf for t in flat)
-    if not term or not graphed:
-        return
-    name = getattr(func, "__name__", "")
-    # A factor made from the gradient of a value computed from weights
-    # (forces from positions): the loss leaves out its derivative. One
-    # from parameters' gradients is a weight meant constant (VQGAN's).
-    factor = name in _SCALES and any(
-        _MOVERS.get(key, (None, None))[1] in _OF_VALUES
-        for key in _sources(term[0])
-    )
-    if name in _SUMS or factor:
-        dead = _get(_MARKED, term[0]), _stack_here(1), factor
+    if (
+        term
+        and getattr(func, "__name__", "") in _SUMS
+        and any(t.requires_grad and not t.is_leaf for t in flat)
+    ):
         for o in outs:
-            _put(_DEAD, o, dead)
+            _put(_DEAD, o, (_get(_MARKED, term[0]), _stack_here(1)))
 
 
 def _sources(t):
@@ -2321,8 +2309,11 @@ def _note_cuts(call, tensors):
 # detach's site, whether an operation took it in since]
 _DETACHED = {}
 # (the detach's site, the backward or grad() call that then ran through
-# the graph it was to cut): its result died unread.
+# the graph it was to cut, the line): its result died unread.
 _DETACH_UNUSED = deque(maxlen=64)
+# The lines (file, number) of your detach() calls whose result, at any
+# pass, an operation took in: a state rebound in a loop is read at one.
+_DETACH_READ = set()
 # What reading a tensor's flags is: no use of its value.
 _FLAGS = {"requires_grad", "grad", "grad_fn", "is_leaf", "_version"}
 
@@ -2340,13 +2331,13 @@ def _watch_detached(args, out):
     frames = [f for f in _frames(site) if not _is_here(f[0])]
     if not frames or _is_library(frames[-1][0]):
         return
-    entry = [weakref.ref(out), site, False]
+    entry = [weakref.ref(out), site, False, tuple(frames[-1][:2])]
     _DETACHED[id(out)] = entry
 
     def ran_through(grad_outputs):
         if entry[1] is not None and entry[0]() is None and not entry[2]:
             running = _CALLING[-1] if _CALLING else None
-            _DETACH_UNUSED.append((entry[1], running))
+            _DETACH_UNUSED.append((entry[1], running, entry[3]))
             entry[1] = None  # once
 
     source.grad_fn.register_prehook(ran_through)
@@ -2361,6 +2352,7 @@ def _read_detached(func, args, kwargs):
         entry = _DETACHED.get(id(t))
         if entry is not None and entry[0]() is t:
             entry[2] = True
+            _DETACH_READ.add(entry[3])
 
 
 def _cut_by_grad(tensors, grads):
@@ -2925,7 +2917,7 @@ def _forget_runs():
         _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE, _MIXED,
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
         _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
-        _USED_LINES, _WROTE, _DETACHED, _DETACH_UNUSED,
+        _USED_LINES, _WROTE, _DETACHED, _DETACH_UNUSED, _DETACH_READ,
     ):  # fmt: skip
         kept.clear()
 
