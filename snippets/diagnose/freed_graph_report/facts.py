@@ -1507,10 +1507,8 @@ def _detach_findings():
     for at, call, line in _DETACH_UNUSED:
         if line in _DETACH_READ:  # read at another pass
             continue
-        taken = _frames(at)
-        key = _your_line(taken), id(call)
         summed = call.site if call is not None else None
-        found.setdefault(key, (taken, summed))
+        found.setdefault((line, id(call)), (_frames(at), summed))
     return [
         _finding(detach_unused=True, taken=taken, summed=summed)
         for taken, summed in found.values()

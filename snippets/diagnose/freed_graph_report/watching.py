@@ -2306,7 +2306,7 @@ def _note_cuts(call, tensors):
 # --- a detach() whose result nothing read -----------------------------
 
 # id(a value detach() returned to your code): [a weakref to it, the
-# detach's site, whether an operation took it in since]
+# detach's site, whether an operation took it in since, its line]
 _DETACHED = {}
 # (the detach's site, the backward or grad() call that then ran through
 # the graph it was to cut, the line): its result died unread.
