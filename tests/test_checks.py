@@ -175,6 +175,7 @@ HALVES = {
     "round_7": "Round 7, held out",
     "round_8": "Round 8, held out",
     "round_9": "Round 9, held out",
+    "round_10": "Round 10, held out",
 }
 
 
