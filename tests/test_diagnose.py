@@ -2092,6 +2092,135 @@ opt.step()
 """,
 )
 
+# detach-unread (December 2026): a detach() whose result nothing read, on a value a backward ran
+# through, where the cut freezes nothing: the line meant the cut. MLNT's gradients rebound in a
+# loop (held out, then looked at) and a state detached by a bare statement (review 29's OpenNMT
+# decoder state); a fake detached by a bare statement is no such fact (the cut would leave the
+# discriminator's loss nothing of the generator: the GAN rule answers).
+DECIDED["a_state_detached_by_a_statement_whose_result_is_dropped"] = (
+    "detach",
+    """\
+rnn, head = nn.RNN(3, 5, batch_first=True), nn.Linear(5, 1)
+opt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], 0.1)
+h = torch.zeros(1, 2, 5)
+for step in range(3):
+    out, h = rnn(torch.randn(2, 4, 3), h)
+    h.detach()
+    loss = nn.functional.mse_loss(head(out[:, -1]), torch.randn(2, 1))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+DECIDED["inner_gradients_detached_into_a_rebound_loop_variable"] = (
+    "detach",
+    """\
+net = nn.Linear(4, 2)
+opt = torch.optim.SGD(net.parameters(), 0.1)
+x, y = torch.randn(8, 4), torch.randn(8, 2)
+out = net(x)
+opt.zero_grad()
+for i in range(2):
+    grads = torch.autograd.grad(
+        nn.functional.mse_loss(out, y + i), list(net.parameters()), create_graph=True
+    )
+    for g in grads:
+        g = g.detach()
+    w, b = (p - 0.1 * g for p, g in zip(net.parameters(), grads))
+    nn.functional.mse_loss(nn.functional.linear(x, w, b), y).backward()
+opt.step()
+""",
+)
+DECIDED["a_fake_detached_by_a_statement_whose_result_is_dropped"] = (
+    "detach",
+    """\
+G, D = nn.Linear(4, 8), nn.Linear(8, 1)
+opt_g = torch.optim.Adam(G.parameters(), 1e-3)
+opt_d = torch.optim.Adam(D.parameters(), 1e-3)
+for it in range(2):
+    fake = G(torch.randn(16, 4)).tanh()
+    fake.detach()
+    opt_d.zero_grad()
+    (D(fake).mean() - D(torch.randn(16, 8)).mean()).backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    (-D(fake).mean()).backward()
+    opt_g.step()
+""",
+)
+# passes-of-one-step (review 29's GFlowNet, each transition's backward reading the last pass's
+# output): a loss on two consecutive passes' outputs, one optimizer step for all the passes, is
+# one backward of their sum. Its neighbours keep their answers: a state a layer reads again
+# (truncated backpropagation, detach), and a memory a layer reads (the program's choice, asked).
+DECIDED["a_loss_on_two_consecutive_passes_outputs"] = (
+    "one-backward",
+    """\
+net = nn.Linear(4, 4)
+opt = torch.optim.Adam(net.parameters(), 1e-3)
+state, prev = torch.randn(6, 4), None
+opt.zero_grad()
+for t in range(3):
+    out = net(state)
+    if prev is not None:
+        (out - prev).pow(2).mean().backward()
+    prev = out
+    state = state + 0.1
+opt.step()
+""",
+)
+DECIDED["a_state_carried_over_chunks_with_one_step_per_sequence"] = (
+    "detach",
+    """\
+cell, head = nn.GRUCell(3, 5), nn.Linear(5, 1)
+opt = torch.optim.SGD([*cell.parameters(), *head.parameters()], 0.1)
+for seq in range(2):
+    h = torch.zeros(2, 5)
+    opt.zero_grad()
+    for chunk in range(3):
+        for t in range(2):
+            h = cell(torch.randn(2, 3), h)
+        nn.functional.mse_loss(head(h), torch.randn(2, 1)).backward()
+    opt.step()
+""",
+)
+AMONG["a_memory_a_layer_reads_grows_over_frames"] = (
+    "detach",
+    """\
+enc, dec = nn.Linear(4, 6), nn.Linear(12, 1)
+opt = torch.optim.Adam([*enc.parameters(), *dec.parameters()], 1e-3)
+frames = torch.randn(4, 3, 4)
+opt.zero_grad()
+memory = enc(frames[0]).tanh()
+for t in range(1, 4):
+    read = memory.view(3, -1, 6).mean(1)
+    dec(torch.cat([enc(frames[t]), read], 1)).pow(2).mean().backward()
+    memory = torch.cat([memory, enc(frames[t]).tanh()], 1)
+opt.step()
+""",
+)
+# same-forward-stale-other-model (review 29's GAN whose generator steps first on the fake both
+# losses read): the discriminator's loss reads the fake as a fixed input or trains the generator
+# again; one backward is no answer, the step between gave the generator its update.
+AMONG["a_generator_stepped_before_the_discriminator_on_one_fake"] = (
+    "detach",
+    """\
+G, D = nn.Linear(4, 2), nn.Linear(2, 1)
+opt_g = torch.optim.Adam(G.parameters(), 1e-3)
+opt_d = torch.optim.Adam(D.parameters(), 1e-3)
+bce = nn.functional.binary_cross_entropy_with_logits
+for step in range(2):
+    fake = G(torch.randn(8, 4))
+    loss_g = bce(D(fake), torch.ones(8, 1))
+    loss_d = bce(D(torch.randn(8, 2)), torch.ones(8, 1)) + bce(D(fake), torch.zeros(8, 1))
+    opt_g.zero_grad()
+    loss_g.backward()
+    opt_g.step()
+    opt_d.zero_grad()
+    loss_d.backward()
+    opt_d.step()
+""",
+)
+
 
 @pytest.mark.parametrize("name", sorted(AMONG))
 def test_programs_near_the_rules_keep_the_right_fix_in_the_answer(name, tmp_path):

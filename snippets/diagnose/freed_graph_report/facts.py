@@ -25,11 +25,13 @@ from .watching import (
     _CUT_PARAMS,
     _DETACH_READ,
     _DETACH_UNUSED,
+    _DIED_UNREAD,
     _FINDINGS,
     _GRAD_CUT,
     _LAST_STEP,
     _LINEAR,
     _ONCE_FOUND,
+    _RAN_UNREAD,
     _RECOMPUTED_DIFFER,
     _REPLACED,
     _SCALED_FOUND,
@@ -47,6 +49,7 @@ from .watching import (
     _changed_after,
     _children,
     _copies,
+    _cut_at,
     _differs,
     _frames,
     _hooked,
@@ -161,6 +164,10 @@ DECIDING = {
     "with a value of its own kind (a snapshot compared with its "
     "current value is a reference): detached, the value is a constant "
     "that adds nothing to any gradient",
+    "fed_to_layer": "a node made since that backward began, between "
+    "this loss and the value, takes in a leaf that needs a gradient: "
+    "a layer runs on the value (a state or a memory the model reads), "
+    "not only the loss's arithmetic",
     "same_line": "the backward that freed it ran from the same line "
     "of yours as this one (its run before, in a loop), not another "
     "line of the same pass",
@@ -221,6 +228,12 @@ DECIDING = {
     "none of those behind the value",
     "one_trainer": "at most one optimizer trains the value's "
     "parameters and this graph's, or one trains both",
+    "detach_unread": "a detach() on a line of yours, on a value this "
+    "backward or the one that freed the graph ran through, returned "
+    "tensors nothing ever read (at any pass), and cut there, that "
+    "loss still reaches every leaf it reached: the line meant to cut "
+    "the graph there, and did not (`h.detach()` alone leaves h as it "
+    "was)",
 }
 
 
@@ -257,7 +270,30 @@ def read(roots, site, outs=None, failed=False):
         _read_owners(facts, graph)
         _read_changes(facts, graph, _copies(outs))
         _read_shape(facts, graph)
+        facts.detach_line = _cut_meant(roots, facts.freed_by)
+        facts.detach_unread = facts.detach_line is not None
     return facts
+
+
+def _cut_meant(roots, freed_by):
+    """The line of a detach() of yours whose results nothing read, on
+    an output this graph, or the one the freeing call ran, reaches,
+    where that graph's loss, cut there, still reaches every leaf it
+    reached: the cut the line meant and did not make (`h.detach()` as
+    a statement; a loop variable rebound to it). Not where the cut
+    would freeze something (the loss itself, a shared trunk)."""
+    meant = {
+        key: line
+        for key, line in _DIED_UNREAD.items()
+        if line not in _DETACH_READ
+    }
+    key = _cut_at(roots, list(meant)) if meant else None
+    if key is not None:
+        return meant[key]
+    for running, line, kept in reversed(_RAN_UNREAD):
+        if running is freed_by and kept and line not in _DETACH_READ:
+            return line
+    return None
 
 
 def _unowned(every, old, new):
@@ -407,6 +443,7 @@ def _read_shape(f, graph):
         and order == "after"
         and (fed or graph.carried()),
         rebuilt=not mine and (fed or graph.rebuilt()),
+        fed_to_layer=graph.fed_to_layer(by),
         running_sum=bool(f.crossings)
         and all(_name(j) == "AddBackward0" for j, _ in f.crossings),
         summed=_summed(f.roots, f.crossings),
@@ -744,6 +781,33 @@ class _Graph:
         made = {_made_by(n) for n in targets} - {None}
         return any(_made_by(n) in made for n in self.new[:most])
 
+    def fed_to_layer(self, by, most=5000):
+        """True if a node made since `by` began, between the loss and a
+        reused value, takes in a leaf that needs a gradient (a layer
+        runs on the value: a state or a memory the model reads), not
+        only the loss's arithmetic on it (an error between two passes'
+        outputs; the earlier pass's own head, made before, that the
+        earlier backward did not run)."""
+        if by is None or by.seq is None:
+            return True
+        parents = {}
+        for n in self.new[:most]:
+            for c in _children(n):
+                parents.setdefault(c, []).append(n)
+        todo = [j for j, _ in self.crossings]
+        seen = set(todo)
+        while todo:
+            node = todo.pop()
+            if node._sequence_nr() > by.seq and any(
+                _weight(c) for c in _children(node)
+            ):
+                return True
+            for p in parents.get(node, ()):
+                if p not in seen:
+                    seen.add(p)
+                    todo.append(p)
+        return False
+
     def built_after(self, by):
         """True if this graph was built after `by` began: a node made
         since takes in the reused value, or a new forward (a node made
@@ -820,6 +884,34 @@ class _Graph:
             and now <= earlier
             and not (_owners(earlier, opts) & behind)
         )
+
+
+# Operations that hand a weight on as it is, for a layer to read (W.T,
+# autocast's copy to half precision, a view).
+_AS_IS = {
+    "TBackward0",
+    "ToCopyBackward0",
+    "ViewBackward0",
+    "ExpandBackward0",
+    "PermuteBackward0",
+    "TransposeBackward0",
+    "UnsqueezeBackward0",
+    "SqueezeBackward0",
+    "ReshapeAliasBackward0",
+}
+
+
+def _weight(node, most=8):
+    """True if the node is a leaf that needs a gradient, or one handed
+    on as it is (W.T, a copy in another precision)."""
+    while most and node is not None and _name(node) in _AS_IS:
+        kids = _children(node)
+        node, most = (kids[0] if len(kids) == 1 else None), most - 1
+    return (
+        node is not None
+        and _is_leaf(node)
+        and node.variable.requires_grad
+    )
 
 
 def _made_by(node):

@@ -94,8 +94,14 @@ _IN_FORWARD = (
     "inside a forward: that backward ran in a module's forward or "
     "hook, and nothing read the gradients it wrote (an auxiliary loss)"
 )
+_UNREAD_DETACH = (
+    "a detach() unread: your line called detach() on a value a "
+    "backward then ran through, and nothing ever read what it "
+    "returned; cut there, that loss still trains all it trained"
+)
 # By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {
+    "detach-unread": [(None, _UNREAD_DETACH)],
     "grad-readings-of-one-forward": [(None, _READ_APART)],
     "same-forward-read-apart": [(None, _READ_APART)],
     "snapshot-kept": [(None, _READ_APART)],
@@ -349,7 +355,17 @@ def _said(f):
         "option": _option(f.nested_in) if f.nested_in else None,
         "first_order": FIRST_ORDER.get(f.freed_by.by or ""),
         "which": _which(f),
+        "detach_line": _detach_line(f),
     }
+
+
+def _detach_line(f):
+    """`line N (`code`)` of the detach() whose result nothing read."""
+    if not getattr(f, "detach_line", None):
+        return None
+    path, number = f.detach_line
+    code = linecache.getline(path, number).split("  #")[0].strip()
+    return f"line {number} (`{code}`)"
 
 
 def _value_name(f):

@@ -109,6 +109,10 @@ APPLY = {
     "graph for the next call, and every call adds its share",
     "one-backward library": "remove the backward at {your_line}: "
     "{package} backpropagates this loss itself",
+    "detach unread": "use what detach() returns at {detach_line} "
+    "where the value is read (`h = h.detach()`, `grads = [g.detach() "
+    "for g in grads]`): detach() makes a new tensor and leaves the one "
+    "it is called on, graph and all, as it was",
     "detach first-order": "detach {value} for the inner steps "
     "({package} takes their gradients first order: {first_order}), "
     "then add what they changed to {value}, detached, for the outer "
@@ -120,6 +124,10 @@ APPLY = {
     "nothing needs its gradient (nothing read it before this "
     "backward); if something reads it later, keep the graph there "
     "(retain_graph=True), or read .grad after this backward",
+    "one-backward passes": "add up the losses of the passes and "
+    "backpropagate their sum once, before the optimizer steps (their "
+    "gradients go into that one step anyway), instead of the backward "
+    "at {line} in each pass",
     "create-graph earlier": "create_graph=True in the call at {line}",
     "retain-graph earlier": "retain_graph=True in the call at {line}",
 }
@@ -312,6 +320,18 @@ def _nested_backward(f):
     a graph that inner backward must keep for the next (its
     retain_graph=True, or the library's option)."""
     return f.nested and not f.stale
+
+
+@rule("detach-unread", "detach", "unread")
+def _detach_unread(f):
+    """Your code called detach() on a value this backward, or the one
+    that freed the graph, ran through, and nothing ever read what it
+    returned: the line meant to cut the graph there (a state carried
+    from the last step, a gradient taken as a constant), and cut there
+    that loss still reaches every leaf it reached (a cut that would
+    freeze a trunk is no such fact: the loss itself, a shared
+    encoder)."""
+    return f.detach_unread
 
 
 @rule("library-and-yours", "one-backward", "library")
@@ -689,6 +709,21 @@ def _carried_state(f):
 
 
 @rule(
+    "same-forward-stale-other-model",
+    [(Q_OTHER_MODEL, "detach"), (Q_TRAIN_THROUGH, "recompute")],
+    "value",
+)
+def _same_forward_stale_other_model(f):
+    """Built in the same forward as the earlier loss, a parameter
+    behind the value changed since, and this loss trains another
+    optimizer's parameters than those behind the value (a GAN's
+    discriminator loss after the generator's step): a fixed input from
+    that model, or another update of it? Not one backward: the step
+    between gave the value's model its update from the earlier loss."""
+    return f.order == "same" and f.stale and f.other_model
+
+
+@rule(
     "same-forward-stale",
     [(Q_AGAIN, "recompute"), (Q_ONCE, "one-backward")],
     "value",
@@ -941,6 +976,28 @@ def _two_trainers(f):
     made the value (detach there if not), or both losses, from one
     forward?"""
     return f.only
+
+
+@rule("passes-of-one-step", "one-backward", "passes")
+def _passes_of_one_step(f):
+    """Built after the backward, from an output an earlier pass of the
+    same loop made (its code ran again since) that this loss reads
+    with no layer run on it (a loss on two consecutive passes'
+    outputs), the backward that freed it the same line as this one,
+    with no optimizer step since and its gradients not cleared: the
+    passes' gradients go into one step, so one backward of their sum
+    gives them, running the graph the passes share once. A state or a
+    memory a layer reads is not decided here: truncated or not is the
+    program's choice."""
+    return (
+        f.order == "after"
+        and f.same_line
+        and f.rebuilt
+        and not f.fed_to_layer
+        and not f.stepped
+        and not f.stale
+        and not f.cleared
+    )
 
 
 @rule(

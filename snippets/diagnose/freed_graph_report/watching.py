@@ -273,6 +273,7 @@ def after_step(leaf):
 _WATCHING = []
 _RUNNING = []  # the sites of the backward calls running now, outermost
 _CALLING = []  # their records, in the same order
+_ROOTS_NOW = []  # the nodes each starts from, in the same order
 _LAST_STEP = [0]  # the event number of the last optimizer step
 _FINDINGS = deque(maxlen=256)  # calls a check reports, in order
 # The facts' test of leaves your program replaced (it reads your
@@ -1177,6 +1178,7 @@ def _wrap(real, kind, reporter):
         ran = _about_to_run(kind, site, given, reporter)
         _RUNNING.append(site)
         _CALLING.append(ran)
+        _ROOTS_NOW.append(roots)
         try:
             result = real(*args, **kwargs)
             if kind == "autograd.grad()" and not create:
@@ -1196,6 +1198,7 @@ def _wrap(real, kind, reporter):
         finally:
             _RUNNING.pop()
             _CALLING.pop()
+            _ROOTS_NOW.pop()
             if not ours:
                 ran.number = _next_number()
                 _record(ran, roots, inputs, reporter)
@@ -2306,8 +2309,18 @@ def _note_cuts(call, tensors):
 # --- a detach() whose result nothing read -----------------------------
 
 # id(a value detach() returned to your code): [a weakref to it, the
-# detach's site, whether an operation took it in since, its line]
+# detach's site (None once its reads are no longer watched), whether an
+# operation took it in since, its line, whether a check noted it]
 _DETACHED = {}
+# The output a detach() of yours was called on, as (its node's
+# sequence number and kind, its output number), for each whose result
+# died unread while watched: its line. A verdict finds it in a failing
+# graph without holding the graph.
+_DIED_UNREAD = {}
+# (a call that ran through such an output, the line, whether cut there
+# that call's loss keeps every leaf it reached): a verdict reads the
+# call that freed the graph.
+_RAN_UNREAD = deque(maxlen=16)
 # (the detach's site, the backward or grad() call that then ran through
 # the graph it was to cut, the line): its result died unread.
 _DETACH_UNUSED = deque(maxlen=64)
@@ -2331,16 +2344,77 @@ def _watch_detached(args, out):
     frames = [f for f in _frames(site) if not _is_here(f[0])]
     if not frames or _is_library(frames[-1][0]):
         return
-    entry = [weakref.ref(out), site, False, tuple(frames[-1][:2])]
+    node = source.grad_fn
+    key = (_node_key(node), source.output_nr)
+    entry = [None, site, False, tuple(frames[-1][:2]), 0, None]
+
+    def died(ref):
+        if entry[1] is not None and not entry[2]:
+            _DIED_UNREAD[key] = entry[3]
+            if len(_DIED_UNREAD) > 256:
+                del _DIED_UNREAD[next(iter(_DIED_UNREAD))]
+
+    entry[0] = weakref.ref(out, died)
     _DETACHED[id(out)] = entry
 
     def ran_through(grad_outputs):
-        if entry[1] is not None and entry[0]() is None and not entry[2]:
-            running = _CALLING[-1] if _CALLING else None
+        if entry[1] is None or entry[0]() is not None or entry[2]:
+            return
+        running = _CALLING[-1] if _CALLING else None
+        if not entry[4]:  # a check notes it once
             _DETACH_UNUSED.append((entry[1], running, entry[3]))
-            entry[1] = None  # once
+            entry[4] = 1
+        if running is not None and entry[5] is not running:
+            entry[5] = running
+            kept = _cut_at(_ROOTS_NOW[-1], {key}) == key
+            _RAN_UNREAD.append((running, entry[3], kept))
 
-    source.grad_fn.register_prehook(ran_through)
+    node.register_prehook(ran_through)
+
+
+def _node_key(node):
+    """A node's sequence number and kind: which node it is, while its
+    graph lives, without holding it."""
+    return node._sequence_nr(), _name(node)
+
+
+def _leaves_without(roots, cut=None, most=20000):
+    """The ids of the leaves the graph behind `roots` reaches on paths
+    that avoid the output `cut` (a key as _DIED_UNREAD's), and the keys
+    of _DIED_UNREAD's outputs it met."""
+    leaves, met = set(), set()
+    seen, todo = set(roots), list(roots)
+    while todo and len(seen) < most:
+        node = todo.pop()
+        variable = getattr(node, "variable", None)
+        if variable is not None:
+            leaves.add(id(variable))
+        for child, nr in node.next_functions:
+            if child is None:
+                continue
+            key = (_node_key(child), nr)
+            if key in _DIED_UNREAD or key == cut:
+                met.add(key)
+                if key == cut:
+                    continue
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return leaves, met
+
+
+def _cut_at(roots, keys):
+    """Of the outputs `keys`, the first this graph reaches and that,
+    detached, leaves it every leaf it reaches (the loss still trains
+    all it trained): a cut that freezes nothing."""
+    every, met = _leaves_without(roots)
+    for key in keys:
+        if key not in met:
+            continue
+        left, _ = _leaves_without(roots, key)
+        if left and left == every:
+            return key
+    return None
 
 
 def _read_detached(func, args, kwargs):
@@ -2918,6 +2992,7 @@ def _forget_runs():
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
         _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
         _USED_LINES, _WROTE, _DETACHED, _DETACH_UNUSED, _DETACH_READ,
+        _DIED_UNREAD, _RAN_UNREAD,
     ):  # fmt: skip
         kept.clear()
 
