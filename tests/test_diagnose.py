@@ -2131,6 +2131,49 @@ for i in range(2):
 opt.step()
 """,
 )
+# Review 30: a bare detach that cuts nothing the error is about (the reuse lies elsewhere) is no
+# such fact: two losses of one forward (one backward), a value made once before the loop
+# (recompute).
+DECIDED["a_bare_detach_beside_two_losses_of_one_forward"] = (
+    "one-backward",
+    """\
+cell, head, dec = nn.GRUCell(5, 16), nn.Linear(16, 3), nn.Linear(16, 5)
+opt = torch.optim.Adam([*cell.parameters(), *head.parameters(), *dec.parameters()], 1e-3)
+for it in range(2):
+    x, h, outs = torch.randn(8, 4, 5), torch.zeros(4, 16), []
+    for t in range(8):
+        if t == 4:
+            h.detach()
+        h = cell(x[t], h)
+        outs.append(h)
+    out = torch.stack(outs)
+    loss_cls = nn.functional.cross_entropy(head(out[-1]), torch.randint(0, 3, (4,)))
+    loss_rec = nn.functional.mse_loss(dec(out), x)
+    opt.zero_grad()
+    loss_cls.backward()
+    loss_rec.backward()
+    opt.step()
+""",
+)
+DECIDED["a_bare_detach_beside_a_value_made_before_the_loop"] = (
+    "recompute",
+    """\
+cell, proj = nn.GRUCell(5, 16), nn.Linear(8, 16)
+table = nn.Parameter(torch.randn(3, 8))
+opt = torch.optim.Adam([*cell.parameters(), table, *proj.parameters()], 1e-3)
+label_emb = proj(table)
+for it in range(2):
+    x, h = torch.randn(8, 4, 5), torch.zeros(4, 16)
+    for t in range(8):
+        if t == 4:
+            h.detach()
+        h = cell(x[t], h)
+    loss = nn.functional.cross_entropy(h @ label_emb.t(), torch.randint(0, 3, (4,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
 DECIDED["a_fake_detached_by_a_statement_whose_result_is_dropped"] = (
     "detach",
     """\
@@ -2150,9 +2193,10 @@ for it in range(2):
 )
 # passes-of-one-step (review 29's GFlowNet, each transition's backward reading the last pass's
 # output): a loss on two consecutive passes' outputs, one optimizer step for all the passes, is
-# one backward of their sum. Its neighbours keep their answers: a state a layer reads again
-# (truncated backpropagation, detach), and a memory a layer reads (the program's choice, asked).
-DECIDED["a_loss_on_two_consecutive_passes_outputs"] = (
+# one backward of their sum, or that output is a target (review 30: a TD bootstrap, last
+# batch's soft labels, memory negatives): it asks. Its neighbours keep their answers: a state a
+# layer reads again (truncated backpropagation, detach), and a memory a layer reads (asked).
+AMONG["a_loss_on_two_consecutive_passes_outputs"] = (
     "one-backward",
     """\
 net = nn.Linear(4, 4)
@@ -2200,7 +2244,27 @@ opt.step()
 )
 # same-forward-stale-other-model (review 29's GAN whose generator steps first on the fake both
 # losses read): the discriminator's loss reads the fake as a fixed input or trains the generator
-# again; one backward is no answer, the step between gave the generator its update.
+# again; one backward is no answer, the step between gave the generator its update. Review 30's
+# shared trunk stepped by the actor's optimizer before the critic's loss (one backward of both,
+# stepping both, is right) is no GAN: the actor's loss trained its own optimizer's head too.
+AMONG["a_shared_trunk_stepped_by_the_first_head_before_the_second_loss"] = (
+    "one-backward",
+    """\
+trunk, actor, critic = nn.Linear(4, 8), nn.Linear(8, 2), nn.Linear(8, 1)
+opt_a = torch.optim.Adam([*trunk.parameters(), *actor.parameters()], 1e-3)
+opt_c = torch.optim.Adam(critic.parameters(), 1e-3)
+for step in range(2):
+    h = trunk(torch.randn(8, 4)).relu()
+    loss_actor = -actor(h).log_softmax(-1)[:, 0].mean()
+    loss_critic = (critic(h) - torch.randn(8, 1)).pow(2).mean()
+    opt_a.zero_grad()
+    loss_actor.backward()
+    opt_a.step()
+    opt_c.zero_grad()
+    loss_critic.backward()
+    opt_c.step()
+""",
+)
 AMONG["a_generator_stepped_before_the_discriminator_on_one_fake"] = (
     "detach",
     """\
@@ -2218,6 +2282,36 @@ for step in range(2):
     opt_d.zero_grad()
     loss_d.backward()
     opt_d.step()
+""",
+)
+
+# same-forward-cleared-apart (review 29's VAE-GAN, three losses of one forward with one model's
+# zero_grad() between them): each loss meant for its own part; the neighbour that clears only
+# the trunk both losses reach (task_gradients_set_to_zero_through_a_slice_unread) stays one
+# backward, since nothing the second loss reaches keeps the first one's gradient.
+DECIDED["three_losses_of_one_forward_each_models_grad_cleared_between"] = (
+    "retain-graph",
+    """\
+enc, dec, disc = nn.Linear(6, 3), nn.Linear(3, 6), nn.Linear(6, 1)
+opts = [torch.optim.RMSprop(m.parameters(), 1e-3) for m in (enc, dec, disc)]
+for it in range(2):
+    x = torch.randn(8, 6)
+    z = enc(x)
+    x_tilde = dec(z)
+    p_real, p_fake = disc(x).sigmoid(), disc(x_tilde).sigmoid()
+    loss_enc = z.pow(2).mean() + (x_tilde - x).pow(2).mean()
+    loss_dec = (x_tilde - x).pow(2).mean() - p_fake.log().mean()
+    loss_disc = -(p_real.log() + (1 - p_fake).log()).mean()
+    for m in (enc, dec, disc):
+        m.zero_grad()
+    loss_enc.backward()
+    dec.zero_grad()
+    disc.zero_grad()
+    loss_dec.backward()
+    disc.zero_grad()
+    loss_disc.backward()
+    for o in opts:
+        o.step()
 """,
 )
 

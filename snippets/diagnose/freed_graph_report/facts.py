@@ -43,6 +43,7 @@ from .watching import (
     _USED_LINES,
     RAN,
     ROOT,
+    _below,
     _caller,
     _calls,
     _chain,
@@ -197,6 +198,9 @@ DECIDING = {
     "wrote_input_grad": "that backward() wrote a .grad into tensors no "
     "optimizer owns (inputs)",
     "cleared": "the .grad that backward wrote was cleared since",
+    "cleared_apart": "of the .grad that backward wrote into what this "
+    "call reaches again, some was cleared since and some is still "
+    "held (zero_grad() of one model between the two calls)",
     "through": "parameters an optimizer trains, reached through the "
     "value",
     "only": "of those, reached only through it (detaching it leaves "
@@ -270,28 +274,37 @@ def read(roots, site, outs=None, failed=False):
         _read_owners(facts, graph)
         _read_changes(facts, graph, _copies(outs))
         _read_shape(facts, graph)
-        facts.detach_line = _cut_meant(roots, facts.freed_by)
+        facts.detach_line = _cut_meant(facts)
         facts.detach_unread = facts.detach_line is not None
     return facts
 
 
-def _cut_meant(roots, freed_by):
+def _cut_meant(f):
     """The line of a detach() of yours whose results nothing read, on
     an output this graph, or the one the freeing call ran, reaches,
     where that graph's loss, cut there, still reaches every leaf it
-    reached: the cut the line meant and did not make (`h.detach()` as
-    a statement; a loop variable rebound to it). Not where the cut
-    would freeze something (the loss itself, a shared trunk)."""
+    reached and no longer reaches the value reused: the cut the line
+    meant and did not make (`h.detach()` as a statement; a loop
+    variable rebound to it). Not where the cut would freeze something
+    (the loss itself, a shared trunk), nor where the reuse lies
+    elsewhere (two losses of one forward, beside a bare detach)."""
     meant = {
         key: line
         for key, line in _DIED_UNREAD.items()
         if line not in _DETACH_READ
     }
-    key = _cut_at(roots, list(meant)) if meant else None
+    old = set(f.old)
+    key = _cut_at(f.roots, list(meant), old) if meant else None
     if key is not None:
         return meant[key]
-    for running, line, kept in reversed(_RAN_UNREAD):
-        if running is freed_by and kept and line not in _DETACH_READ:
+    reused = {n for _, n in f.crossings}
+    for running, line, kept, node in reversed(_RAN_UNREAD):
+        if (
+            running is f.freed_by
+            and kept
+            and line not in _DETACH_READ
+            and _below(node, reused)
+        ):
             return line
     return None
 
@@ -400,6 +413,7 @@ def _read_changes(f, graph, outs):
         wrote_input_grad=bool(inputs),
         input_names=_names(inputs) if inputs else [],
         cleared=not mine and graph.cleared(by),
+        cleared_apart=not mine and graph.cleared_apart(by),
         grads_cleared=graph.cleared(by),
         updates_left_it=bool(changed_since(by)) and not changed,
         same_line=same_line,
@@ -847,6 +861,23 @@ class _Graph:
         return bool(again) and all(
             t.grad is None or not t.grad.any() for t in again
         )
+
+    def cleared_apart(self, by):
+        """True if, of the leaves `by` wrote a .grad into that this call
+        reaches again, your code cleared some since (zero_grad() of one
+        model) and others still hold one: each loss meant for its own
+        part."""
+        again = [
+            ref()
+            for i, (ref, _) in by.versions.items()
+            if i in self.leaves_new or i in self.leaves_old
+        ]
+        empty = [
+            t.grad is None or not t.grad.any()
+            for t in again
+            if t is not None
+        ]
+        return any(empty) and not all(empty)
 
     def input_grads(self, by, trained, every):
         """Leaves the earlier backward() wrote a .grad into that no

@@ -64,6 +64,14 @@ Q_PASS_IN = (
     "can {value} be an argument of the function that reads it at "
     "{used_line}, a tensor of its own, not read from outside it?"
 )
+Q_BOTH_PASSES = (
+    "should this loss train what made {value} in the earlier pass "
+    "(one backward of the passes' losses, before the step)?"
+)
+Q_PASS_TARGET = (
+    "or is {value} a target here (a bootstrapped value, a soft label "
+    "from the last batch)?"
+)
 Q_KEEP_INNER = (
     "or should {inner} keep its graph for the next call "
     "(retain_graph=True in that call)?"
@@ -124,6 +132,11 @@ APPLY = {
     "nothing needs its gradient (nothing read it before this "
     "backward); if something reads it later, keep the graph there "
     "(retain_graph=True), or read .grad after this backward",
+    "retain-graph apart": "retain_graph=True in the call at {line}, "
+    "and give each backward the parameters its loss trains "
+    "(loss.backward(inputs=[...])): a zero_grad() between the calls "
+    "clears one model, but each backward still adds to every "
+    "parameter it reaches",
     "one-backward passes": "add up the losses of the passes and "
     "backpropagate their sum once, before the optimizer steps (their "
     "gradients go into that one step anyway), instead of the backward "
@@ -715,12 +728,16 @@ def _carried_state(f):
 )
 def _same_forward_stale_other_model(f):
     """Built in the same forward as the earlier loss, a parameter
-    behind the value changed since, and this loss trains another
-    optimizer's parameters than those behind the value (a GAN's
-    discriminator loss after the generator's step): a fixed input from
-    that model, or another update of it? Not one backward: the step
-    between gave the value's model its update from the earlier loss."""
-    return f.order == "same" and f.stale and f.other_model
+    behind the value changed since, this loss trains another
+    optimizer's parameters than those behind the value, and the
+    earlier loss trained, besides the value, only other optimizers'
+    parameters (a GAN's discriminator loss after the generator's step,
+    not a shared trunk's second head): a fixed input from that model,
+    or another update of it? Not one backward: the step between gave
+    the value's model its update from the earlier loss."""
+    return (
+        f.order == "same" and f.stale and f.other_model and f.gan_like
+    )
 
 
 @rule(
@@ -779,6 +796,17 @@ def _snapshot_kept(f):
     backward of both losses would leave it nothing apart. That
     backward keeps its graph for this one."""
     return f.grads_kept and not f.stepped and not f.stale and f.only
+
+
+@rule("same-forward-cleared-apart", "retain-graph", "apart")
+def _same_forward_cleared_apart(f):
+    """Built in the same forward as the earlier loss, nothing changed
+    since, and your code cleared the .grad that backward wrote into
+    some of what this loss reaches, not all (one model's zero_grad()
+    between the calls): each loss is meant for its own part, which
+    one backward of their sum cannot give. Keep the graph, and let
+    each backward write only its own part."""
+    return f.order == "same" and not f.stale and f.cleared_apart
 
 
 @rule("same-forward", "one-backward", "earlier")
@@ -978,7 +1006,11 @@ def _two_trainers(f):
     return f.only
 
 
-@rule("passes-of-one-step", "one-backward", "passes")
+@rule(
+    "passes-of-one-step",
+    [(Q_BOTH_PASSES, "one-backward"), (Q_PASS_TARGET, "detach")],
+    "passes",
+)
 def _passes_of_one_step(f):
     """Built after the backward, from an output an earlier pass of the
     same loop made (its code ran again since) that this loss reads
@@ -986,9 +1018,10 @@ def _passes_of_one_step(f):
     outputs), the backward that freed it the same line as this one,
     with no optimizer step since and its gradients not cleared: the
     passes' gradients go into one step, so one backward of their sum
-    gives them, running the graph the passes share once. A state or a
-    memory a layer reads is not decided here: truncated or not is the
-    program's choice."""
+    gives them, unless that output is a target here (a bootstrapped
+    value, last batch's soft labels), which detach makes a constant.
+    Not recompute: the earlier pass's inputs are gone. A state or a
+    memory a layer reads is left to the rules after this one."""
     return (
         f.order == "after"
         and f.same_line

@@ -2318,8 +2318,8 @@ _DETACHED = {}
 # graph without holding the graph.
 _DIED_UNREAD = {}
 # (a call that ran through such an output, the line, whether cut there
-# that call's loss keeps every leaf it reached): a verdict reads the
-# call that freed the graph.
+# that call's loss keeps every leaf it reached, the node): a verdict
+# reads the call that freed the graph, and what lies below that node.
 _RAN_UNREAD = deque(maxlen=16)
 # (the detach's site, the backward or grad() call that then ran through
 # the graph it was to cut, the line): its result died unread.
@@ -2367,7 +2367,8 @@ def _watch_detached(args, out):
         if running is not None and entry[5] is not running:
             entry[5] = running
             kept = _cut_at(_ROOTS_NOW[-1], {key}) == key
-            _RAN_UNREAD.append((running, entry[3], kept))
+            here = torch._C._current_autograd_node()
+            _RAN_UNREAD.append((running, entry[3], kept, here))
 
     node.register_prehook(ran_through)
 
@@ -2378,14 +2379,16 @@ def _node_key(node):
     return node._sequence_nr(), _name(node)
 
 
-def _leaves_without(roots, cut=None, most=20000):
+def _leaves_without(roots, cut=None, most=20000, old=()):
     """The ids of the leaves the graph behind `roots` reaches on paths
     that avoid the output `cut` (a key as _DIED_UNREAD's), and the keys
-    of _DIED_UNREAD's outputs it met."""
+    of _DIED_UNREAD's outputs it met (None: it met a node of `old`)."""
     leaves, met = set(), set()
     seen, todo = set(roots), list(roots)
     while todo and len(seen) < most:
         node = todo.pop()
+        if node in old:
+            met.add(None)
         variable = getattr(node, "variable", None)
         if variable is not None:
             leaves.add(id(variable))
@@ -2403,18 +2406,33 @@ def _leaves_without(roots, cut=None, most=20000):
     return leaves, met
 
 
-def _cut_at(roots, keys):
+def _cut_at(roots, keys, old=()):
     """Of the outputs `keys`, the first this graph reaches and that,
     detached, leaves it every leaf it reaches (the loss still trains
-    all it trained): a cut that freezes nothing."""
+    all it trained), a cut that freezes nothing, and no node of `old`
+    (the nodes an earlier backward freed: the cut ends the reuse)."""
     every, met = _leaves_without(roots)
     for key in keys:
         if key not in met:
             continue
-        left, _ = _leaves_without(roots, key)
-        if left and left == every:
+        left, after = _leaves_without(roots, key, old=old)
+        if left and left == every and None not in after:
             return key
     return None
+
+
+def _below(node, targets, most=20000):
+    """True if one of the nodes `targets` is `node` or lies below it."""
+    seen, todo = {node}, [node]
+    while todo and len(seen) < most:
+        n = todo.pop()
+        if n in targets:
+            return True
+        for child in _children(n):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return False
 
 
 def _read_detached(func, args, kwargs):
