@@ -2286,10 +2286,29 @@ for step in range(2):
 )
 
 # same-forward-cleared-apart (review 29's VAE-GAN, three losses of one forward with one model's
-# zero_grad() between them): each loss meant for its own part; the neighbour that clears only
-# the trunk both losses reach (task_gradients_set_to_zero_through_a_slice_unread) stays one
-# backward, since nothing the second loss reaches keeps the first one's gradient.
-DECIDED["three_losses_of_one_forward_each_models_grad_cleared_between"] = (
+# zero_grad() between them): each loss meant for its own part, or a leftover clear (review 31:
+# a deep-supervision loop, an autoencoder's stray zero_grad()), so it asks. The neighbour that
+# clears only the trunk both losses reach (task_gradients_set_to_zero_through_a_slice_unread)
+# stays one backward, and so does a zero-initialised LoRA factor, whose partner's .grad is
+# zeros with no clear at all (review 31).
+DECIDED["two_heads_on_a_lora_layer_whose_second_factor_starts_at_zero"] = (
+    "one-backward",
+    """\
+base = nn.Linear(8, 16).requires_grad_(False)
+A, B = nn.Parameter(torch.randn(2, 8) * 0.1), nn.Parameter(torch.zeros(16, 2))
+ha, hb = nn.Linear(16, 1), nn.Linear(16, 3)
+opt = torch.optim.AdamW([A, B, *ha.parameters(), *hb.parameters()], 1e-3)
+x = torch.randn(10, 8)
+h = torch.relu(base(x) + x @ A.t() @ B.t())
+la = nn.functional.mse_loss(ha(h), torch.randn(10, 1))
+lb = nn.functional.cross_entropy(hb(h), torch.randint(0, 3, (10,)))
+opt.zero_grad()
+la.backward()
+lb.backward()
+opt.step()
+""",
+)
+AMONG["three_losses_of_one_forward_each_models_grad_cleared_between"] = (
     "retain-graph",
     """\
 enc, dec, disc = nn.Linear(6, 3), nn.Linear(3, 6), nn.Linear(6, 1)

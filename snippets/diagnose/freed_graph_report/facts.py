@@ -199,7 +199,7 @@ DECIDING = {
     "optimizer owns (inputs)",
     "cleared": "the .grad that backward wrote was cleared since",
     "cleared_apart": "of the .grad that backward wrote into what this "
-    "call reaches again, some was cleared since and some is still "
+    "call reaches again, some was set to None since and some is still "
     "held (zero_grad() of one model between the two calls)",
     "through": "parameters an optimizer trains, reached through the "
     "value",
@@ -865,19 +865,16 @@ class _Graph:
     def cleared_apart(self, by):
         """True if, of the leaves `by` wrote a .grad into that this call
         reaches again, your code cleared some since (zero_grad() of one
-        model) and others still hold one: each loss meant for its own
-        part."""
+        model sets them to None) and others still hold one. A .grad of
+        zeros is not read as a clear: a zero-initialised LoRA factor
+        leaves its partner one."""
         again = [
             ref()
             for i, (ref, _) in by.versions.items()
             if i in self.leaves_new or i in self.leaves_old
         ]
-        empty = [
-            t.grad is None or not t.grad.any()
-            for t in again
-            if t is not None
-        ]
-        return any(empty) and not all(empty)
+        gone = [t.grad is None for t in again if t is not None]
+        return any(gone) and not all(gone)
 
     def input_grads(self, by, trained, every):
         """Leaves the earlier backward() wrote a .grad into that no

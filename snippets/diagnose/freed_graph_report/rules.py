@@ -72,6 +72,14 @@ Q_PASS_TARGET = (
     "or is {value} a target here (a bootstrapped value, a soft label "
     "from the last batch)?"
 )
+Q_OWN_PART = (
+    "should each loss train only its own model (the zero_grad() "
+    "between them clears the other's share)?"
+)
+Q_LEFTOVER_CLEAR = (
+    "or is that zero_grad() a leftover, and both losses train all "
+    "they reach?"
+)
 Q_KEEP_INNER = (
     "or should {inner} keep its graph for the next call "
     "(retain_graph=True in that call)?"
@@ -141,6 +149,8 @@ APPLY = {
     "backpropagate their sum once, before the optimizer steps (their "
     "gradients go into that one step anyway), instead of the backward "
     "at {line} in each pass",
+    "one-backward apart": "one backward for this loss and the one at "
+    "{line}, without the zero_grad() between them",
     "create-graph earlier": "create_graph=True in the call at {line}",
     "retain-graph earlier": "retain_graph=True in the call at {line}",
 }
@@ -798,14 +808,22 @@ def _snapshot_kept(f):
     return f.grads_kept and not f.stepped and not f.stale and f.only
 
 
-@rule("same-forward-cleared-apart", "retain-graph", "apart")
+@rule(
+    "same-forward-cleared-apart",
+    [(Q_OWN_PART, "retain-graph"), (Q_LEFTOVER_CLEAR, "one-backward")],
+    "apart",
+)
 def _same_forward_cleared_apart(f):
     """Built in the same forward as the earlier loss, nothing changed
     since, and your code cleared the .grad that backward wrote into
     some of what this loss reaches, not all (one model's zero_grad()
-    between the calls): each loss is meant for its own part, which
-    one backward of their sum cannot give. Keep the graph, and let
-    each backward write only its own part."""
+    between the calls): each loss meant for its own part (a VAE-GAN's
+    three losses), which one backward of their sum cannot give, or a
+    clear left over where both losses train all they reach? Where
+    each loss is meant for its own part, the graph is kept and each
+    backward given only its own parameters (inputs=); where the
+    earlier loss should treat a value as fixed, a detach there gives
+    the same."""
     return f.order == "same" and not f.stale and f.cleared_apart
 
 
