@@ -849,15 +849,20 @@ class _Graph:
             for n in self.new
         )
 
-    def cleared(self, by):
-        """True if the .grad that `by` wrote into the leaves this call
-        reaches again was cleared since (set to None or zeroed)."""
+    def _written_again(self, by):
+        """The leaves `by` wrote a .grad into that this call reaches
+        again, still alive."""
         again = [
             ref()
             for i, (ref, _) in by.versions.items()
             if i in self.leaves_new or i in self.leaves_old
         ]
-        again = [t for t in again if t is not None]
+        return [t for t in again if t is not None]
+
+    def cleared(self, by):
+        """True if the .grad that `by` wrote into the leaves this call
+        reaches again was cleared since (set to None or zeroed)."""
+        again = self._written_again(by)
         return bool(again) and all(
             t.grad is None or not t.grad.any() for t in again
         )
@@ -868,12 +873,7 @@ class _Graph:
         model sets them to None) and others still hold one. A .grad of
         zeros is not read as a clear: a zero-initialised LoRA factor
         leaves its partner one."""
-        again = [
-            ref()
-            for i, (ref, _) in by.versions.items()
-            if i in self.leaves_new or i in self.leaves_old
-        ]
-        gone = [t.grad is None for t in again if t is not None]
+        gone = [t.grad is None for t in self._written_again(by)]
         return any(gone) and not all(gone)
 
     def input_grads(self, by, trained, every):

@@ -97,7 +97,8 @@ _IN_FORWARD = (
 _UNREAD_DETACH = (
     "a detach() unread: your line called detach() on a value a "
     "backward then ran through, and nothing ever read what it "
-    "returned; cut there, that loss still trains all it trained"
+    "returned; cut there, that loss still trains all it trained, and "
+    "the value reused lies below the cut"
 )
 # By rule: (the fact that must hold, or None, and the line).
 _BECAUSE = {

@@ -2310,7 +2310,8 @@ def _note_cuts(call, tensors):
 
 # id(a value detach() returned to your code): [a weakref to it, the
 # detach's site (None once its reads are no longer watched), whether an
-# operation took it in since, its line, whether a check noted it]
+# operation took it in since, its line, whether a check noted it, the
+# last backward call that ran through it]
 _DETACHED = {}
 # The output a detach() of yours was called on, as (its node's
 # sequence number and kind, its output number), for each whose result
