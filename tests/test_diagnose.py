@@ -2334,6 +2334,95 @@ for it in range(2):
 """,
 )
 
+# carried-same-data (December 2026, from the RNN walkthrough, held out, then looked at): a state
+# fed back into an operation beside the data, where the step takes in only what the step that
+# made the state took in (the same batch, the same snapshots at each epoch, a target converted
+# anew): a new pass over the same data starts fresh. Its neighbours stay truncated
+# backpropagation: the chunks of one sequence (views of one tensor at other offsets: a first
+# version keyed a view by the tensor it views, and answered recompute), a running mean of a
+# layer's output over the same batch (no operation takes the data in beside it: the first
+# version without that condition answered recompute, as for an FP8 scale buffer and a
+# hand-written batch norm), and a new batch at each step.
+DECIDED["a_state_carried_into_the_same_batch_at_each_epoch"] = (
+    "recompute",
+    """\
+rnn, head = nn.RNN(6, 8, batch_first=True), nn.Linear(8, 6)
+opt = torch.optim.Adam([*rnn.parameters(), *head.parameters()], 1e-2)
+x = torch.randn(3, 5, 6)
+y = torch.randint(0, 6, (3, 5)).float()
+h = None
+for epoch in range(3):
+    out, h = rnn(x, h)
+    loss = nn.functional.cross_entropy(head(out).flatten(0, 1), y.view(-1).long())
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+DECIDED["a_cell_state_carried_into_the_same_snapshots_at_each_epoch"] = (
+    "recompute",
+    """\
+cell, head = nn.Linear(6 + 8, 8), nn.Linear(8, 1)
+opt = torch.optim.Adam([*cell.parameters(), *head.parameters()], 1e-2)
+xs, ys = torch.randn(4, 2, 6), torch.randn(4, 2, 1)
+h = torch.zeros(2, 8)
+for epoch in range(2):
+    loss = 0
+    for x, y in zip(xs, ys):
+        h = torch.tanh(cell(torch.cat([x, h], 1)))
+        loss = loss + nn.functional.mse_loss(head(h), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+DECIDED["a_state_carried_into_the_next_chunk_of_one_sequence"] = (
+    "detach",
+    """\
+rnn, head = nn.RNN(6, 8, batch_first=True), nn.Linear(8, 1)
+opt = torch.optim.Adam([*rnn.parameters(), *head.parameters()], 1e-2)
+seq, target = torch.randn(2, 12, 6), torch.randn(2, 12, 1)
+h = None
+for start in range(0, 12, 4):
+    out, h = rnn(seq[:, start : start + 4], h)
+    loss = nn.functional.mse_loss(head(out), target[:, start : start + 4])
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+DECIDED["a_running_mean_of_a_layer_over_the_same_batch"] = (
+    "detach",
+    """\
+enc, head = nn.Linear(6, 8), nn.Linear(8, 1)
+opt = torch.optim.Adam([*enc.parameters(), *head.parameters()], 1e-2)
+x, y = torch.randn(16, 6), torch.randn(16, 1)
+running = torch.zeros(8)
+for step in range(3):
+    z = enc(x)
+    running = 0.9 * running + 0.1 * z.mean(0)
+    loss = nn.functional.mse_loss(head(z - running), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+DECIDED["a_state_carried_into_a_new_batch_at_each_step"] = (
+    "detach",
+    """\
+rnn, head = nn.RNN(6, 8, batch_first=True), nn.Linear(8, 1)
+opt = torch.optim.Adam([*rnn.parameters(), *head.parameters()], 1e-2)
+h = None
+for step in range(3):
+    x, y = torch.randn(3, 5, 6), torch.randn(3, 5, 1)
+    out, h = rnn(x, h)
+    loss = nn.functional.mse_loss(head(out), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+
 
 @pytest.mark.parametrize("name", sorted(AMONG))
 def test_programs_near_the_rules_keep_the_right_fix_in_the_answer(name, tmp_path):

@@ -69,6 +69,7 @@ from .watching import (
     after_step,
     changed_since,
     leaves_alive,
+    same_data,
     steps_between,
     untrained,
     written_since,
@@ -169,6 +170,11 @@ DECIDING = {
     "this loss and the value, takes in a leaf that needs a gradient: "
     "a layer runs on the value (a state or a memory the model reads), "
     "not only the loss's arithmetic",
+    "same_data": "the forward of this loss took in, with no graph of "
+    "their own, only tensors the forward before that backward took "
+    "in, the same ones unchanged (the batch, the target): it repeats "
+    "that step's inputs, a new pass over the same data (read during "
+    "the first CUT_STEPS optimizer steps only)",
     "same_line": "the backward that freed it ran from the same line "
     "of yours as this one (its run before, in a loop), not another "
     "line of the same pass",
@@ -458,6 +464,7 @@ def _read_shape(f, graph):
         and (fed or graph.carried()),
         rebuilt=not mine and (fed or graph.rebuilt()),
         fed_to_layer=graph.fed_to_layer(by),
+        same_data=bool(_CALLING) and same_data(by, _CALLING[-1]),
         running_sum=bool(f.crossings)
         and all(_name(j) == "AddBackward0" for j, _ in f.crossings),
         summed=_summed(f.roots, f.crossings),

@@ -55,6 +55,11 @@ _STATE = (
     "a state: each step makes it anew from its last value (not by "
     "adding a term to it)"
 )
+_SAME_DATA = (
+    "the same data again: this step's forward took in only what the "
+    "step that made it took in (the same batch, unchanged), so the "
+    "state would carry that pass into a new pass over it"
+)
 _RUNNING_SUM = (
     "a running sum: each step adds a term to its last value (a state, "
     "or a sum meant for one step?)"
@@ -114,6 +119,7 @@ _BECAUSE = {
     "loss-repeated": [(None, _REPEATED)],
     "same-forward-frozen-between": [(None, _FROZEN_SINCE)],
     "carried-made-once": [(None, _MADE_ONCE)],
+    "carried-same-data": [(None, _SAME_DATA)],
     "carried-transformed": [(None, _STATE)],
     "carried-state": [("running_sum", _RUNNING_SUM)],
     "unregistered-unowned": [(None, _UNREGISTERED)],

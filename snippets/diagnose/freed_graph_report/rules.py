@@ -705,6 +705,16 @@ def _carried_made_once(f):
     return f.carried and not f.rebuilt
 
 
+@rule("carried-same-data", "recompute", "carried")
+def _carried_same_data(f):
+    """Carried from an earlier step into a forward that takes in only
+    what that step took in, unchanged (one batch read at each epoch):
+    the state would pass the same data again, where truncated
+    backpropagation carries it into the next part of a sequence. Make
+    it fresh in each step."""
+    return f.carried and f.same_data
+
+
 @rule("carried-transformed", "detach", "state")
 def _carried_transformed(f):
     """Carried from an earlier step, and each step makes it anew from

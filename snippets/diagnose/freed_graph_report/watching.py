@@ -1239,6 +1239,13 @@ def _about_to_run(kind, site, given, reporter):
     if scaled and kind == "backward()":
         _SCALED_FOUND.append((scaled[0], site))
     ran.dead = _MARKING.stop(tensors, kind == "backward()")
+    # The forward this call runs back through (an id is kept by the
+    # calls recorded, or the one running: a new call may reuse it).
+    _DATA_OF.pop(id(ran), None)
+    if _DATA_NOW:
+        _DATA_OF[id(ran)] = dict(_DATA_NOW), _MET_NOW[0]
+        _DATA_NOW.clear()
+        _MET_NOW[0] = math.inf
     if kind == "backward()" and _CUTTING[0]:
         _read_cuts(tensors, reporter)
         _note_cuts(ran, tensors)
@@ -1520,6 +1527,8 @@ class _Marking(torch.overrides.TorchFunctionMode):
             _quietly(_read_detached, func, args, kwargs)
         if _CUTTING[0] and func in _DETACHES[:2]:
             _quietly(_watch_detached, args, out)
+        if _CUTTING[0] and type(out) in _DATA_OUTS:
+            _quietly(_note_data, func, args, kwargs or {}, out)
         if _WROTE:
             _quietly(_read_wrote, func, args, out)
         if self.on and _MARKED:
@@ -1900,6 +1909,23 @@ _DATA = torch._C.TensorBase.__dict__["data"]
 _SOURCES = {}  # grad_fn node: its leaves (until the next step)
 _CUT_PARAMS = {}  # id(parameter): its _CutParameter
 _READ_NOW = []  # the cuts read by a backward since the last step
+# What operations with a graph took in with no graph of its own (data,
+# targets, masks) since the last backward() or grad() call: (the
+# tensor it views, where it starts, its version, its shape): a weakref
+# to that tensor. Each call keeps the forward before it (by id).
+_DATA_NOW = {}
+_MET_NOW = [math.inf]  # the sequence number of the oldest node met
+_DATA_OF = {}  # id(call): (its _DATA_NOW, its _MET_NOW)
+_DATA_FROM = {}  # tensor: the _DATA_NOW keys of the tensor it copies
+_DATA_OUTS = (torch.Tensor, torch.nn.Parameter, tuple, list)
+# Operations that make new values from no tensor at each call: random
+# numbers, and your data turned into a tensor.
+_NEW_VALUES = {
+    "randn", "rand", "randint", "randperm", "normal", "bernoulli",
+    "multinomial", "poisson", "tensor", "as_tensor", "from_numpy",
+    "frombuffer", "empty", "asarray", "Tensor", "FloatTensor",
+    "LongTensor",
+}  # fmt: skip
 _GRADDED = {}  # the parameters that had a .grad at a step (weakly)
 _STALE = []  # (cut, _CutParameter): a value read when stale
 _MIXED = {}  # tensor: True, made without a graph from data and cuts
@@ -2436,6 +2462,97 @@ def _below(node, targets, most=20000):
     return False
 
 
+def _note_data(func, args, kwargs, out):
+    """Note the tensors with no graph an operation took in beside one
+    (a batch, a target, a mask) where its output has a graph, each by
+    what it was made from (y.view(-1).long() is y again, at each step):
+    a forward that reads only what the one before read repeats it (the
+    same batch, a new pass over the same data)."""
+    first = out[0] if type(out) in (tuple, list) and out else out
+    if not isinstance(first, torch.Tensor):
+        return
+    given = [
+        t
+        for a in (*args, *kwargs.values())
+        for t in (a if type(a) in (tuple, list) else (a,))
+        if isinstance(t, torch.Tensor)
+    ]
+    ins = [t for t in given if not t.requires_grad]
+    if first.grad_fn is not None:
+        for t in ins:
+            _DATA_NOW.update(_data_keys(t))
+        # The oldest node whose output met data here (h = rnn(x, h), a
+        # cell on torch.cat([x, h])).
+        for t in given if ins else ():
+            if t.grad_fn is not None:
+                _MET_NOW[0] = min(_MET_NOW[0], t.grad_fn._sequence_nr())
+    elif (
+        not first.requires_grad
+        and first._base is None  # a view: keyed by where it starts
+        and len(ins) == len(given)  # from weights: not data
+        and all(first is not t for t in ins)  # in place: a new version
+        and (ins or _op_name(func) not in _NEW_VALUES)
+    ):
+        _put(_DATA_FROM, first, _made_keys(func, args, kwargs, first))
+
+
+def _made_keys(func, args, kwargs, out):
+    """The keys of a tensor with no graph an operation made: those of
+    the tensors it was made from (x[perm] is x and perm, y.long() is
+    y), or, from no tensor, the call's (the same zeros at each step)."""
+    made = {}
+    for a in (*args, *kwargs.values()):
+        for t in a if type(a) in (tuple, list) else (a,):
+            if isinstance(t, torch.Tensor):
+                made.update(_data_keys(t))
+    if made:
+        return made
+    numbers = tuple(
+        a
+        for a in (*args, *kwargs.values())
+        if type(a) in (int, float, bool, torch.dtype)
+    )
+    return {(_op_name(func), numbers, out.shape, out.dtype): _forever}
+
+
+def _forever():
+    """What a key made from no tensor lives by: itself, always."""
+    return _forever
+
+
+def _data_keys(t):
+    """A tensor with no graph as a key of _DATA_NOW: {key: a weakref
+    that lives while the data does}. By what an operation made it from
+    (_DATA_FROM), or by itself: the tensor it views, where it starts,
+    its version, its shape."""
+    made = _get(_DATA_FROM, t)
+    if made is not None:
+        return made
+    base = t if t._base is None else t._base
+    return {
+        (id(base), t.data_ptr(), t._version, t.shape): weakref.ref(base)
+    }
+
+
+def same_data(before, now):
+    """True if the forward before call `now` took in, with no graph,
+    only tensors the forward before call `before` took in, the same
+    ones, unchanged (and some), and one operation took in data beside
+    a value made before `before` began: a state read again with the
+    inputs it already passed (h = rnn(x, h), x the same batch)."""
+    then, read = _DATA_OF.get(id(before)), _DATA_OF.get(id(now))
+    return (
+        bool(then and read and before.seq is not None)
+        and read[1] < before.seq
+        and all(
+            k in then[0]
+            and then[0][k]() is not None
+            and then[0][k]() is r()
+            for k, r in read[0].items()
+        )
+    )
+
+
 def _read_detached(func, args, kwargs):
     """Note the values detach() returned that an operation took in."""
     about = getattr(getattr(func, "__self__", None), "__name__", None)
@@ -2640,6 +2757,8 @@ def _cuts_after_step():
     the first CUT_STEPS steps."""
     _READ_NOW.clear()
     _SOURCES.clear()
+    for key in [k for k, (r, _) in _DATA_FROM.items() if r() is None]:
+        del _DATA_FROM[key]
     for key in [k for k, e in _DETACHED.items() if e[0]() is None]:
         del _DETACHED[key]
     for marks in (_CUTS, _MIXED):
@@ -2652,6 +2771,7 @@ def _cuts_after_step():
         _CUTTING[0] = False
         _CUTS.clear()
         _MIXED.clear()
+        _DATA_FROM.clear()
         _CUT_TERMS.clear()
 
 
@@ -3005,13 +3125,14 @@ def _forget_runs():
     """The checks read this block's run only: forget earlier ones."""
     _SINCE[0] = _frames_compiled()
     _STEPS[0] = 0
+    _MET_NOW[0] = math.inf
     for kept in (
         _FINDINGS, _STEPPED_WITH_GRAD, _UNDER_KEPT,
         _CUTS, _CUT_PARAMS, _READ_NOW, _GRADDED, _STALE, _MIXED,
         _SCALERS, _SCALER_OUTS, _CLIPS, _SCALED_FOUND,
         _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
         _USED_LINES, _WROTE, _DETACHED, _DETACH_UNUSED, _DETACH_READ,
-        _DIED_UNREAD, _RAN_UNREAD,
+        _DIED_UNREAD, _RAN_UNREAD, _DATA_NOW, _DATA_OF, _DATA_FROM,
     ):  # fmt: skip
         kept.clear()
 
