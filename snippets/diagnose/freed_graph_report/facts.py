@@ -34,6 +34,7 @@ from .watching import (
     _RAN_UNREAD,
     _RECOMPUTED_DIFFER,
     _REPLACED,
+    _SAME_PASS,
     _SCALED_FOUND,
     _SCALINGS,
     _STALE,
@@ -1555,6 +1556,11 @@ CHECKING = {
     ".data, no_grad), with no gradient at any step since, nor a "
     "write by anything but a step (trained before: through a value "
     "cut once and read at several steps)",
+    "same_pass": "a value cut from a graph an earlier backward ran (a "
+    "state detached), taken in by an operation beside data in a "
+    "forward that took in, with no graph, only what the forward "
+    "before that backward took in (the same batch, unchanged): the "
+    "state carries one pass over the data into the next",
     "stale_cut": "parameters that a loss reached through a value cut "
     "from them, read at two steps or more, made before a step changed "
     "them: only through it, or by another path too where the value "
@@ -1599,6 +1605,7 @@ def findings():
         for backward, site in _ONCE_FOUND
     ]
     found += _detach_findings()
+    found += _same_pass_findings()
     frozen = {
         id(c.ref())
         for f in found
@@ -1639,6 +1646,18 @@ def _detach_findings():
     return [
         _finding(detach_unused=True, taken=taken, summed=summed)
         for taken, summed in found.values()
+    ]
+
+
+def _same_pass_findings():
+    """A finding for each backward whose forward took in a state cut
+    from an earlier pass over the same data (the report counts them
+    by line)."""
+    return [
+        _finding(
+            same_pass=True, taken=_frames(c.site), summed=call.site
+        )
+        for c, call in _SAME_PASS
     ]
 
 

@@ -685,6 +685,8 @@ def _sites(finding):
         return ("once", _first_yours(finding.taken))
     if finding.detach_unused:
         return ("detach", _first_yours(finding.taken))
+    if finding.same_pass:
+        return ("same-pass", _first_yours(finding.taken))
     if finding.unused:
         return ("unused", _where_called(finding.call))
     if finding.cut_term:
@@ -724,6 +726,8 @@ def _check_text(check, f, times):
         return out + _dead_text(check, f)
     if f.detach_unused:
         return out + _detach_text(check, f)
+    if f.same_pass:
+        return out + _same_pass_text(check, f)
     if f.clip:
         return out + _clip_text(check, f)
     if f.penalty_scaled:
@@ -799,6 +803,24 @@ def _detach_text(check, f):
         f"  use the value detach() returns at {line} where the tensor "
         "is read (grads = [g.detach() for g in grads])",
         f"see: {SITE}fix/#detach",
+    ]
+
+
+def _same_pass_text(check, f):
+    return [
+        f"  cut at   {_first_yours(f.taken)}",
+        f"  ran at   {_first_yours(f.summed)}",
+        "harm:     the forward of that backward took in only what the "
+        "forward before the state's last backward took in (the same "
+        "batch), and the state cut there entered an operation beside "
+        "it: each pass over that data starts from the state the last "
+        "pass left",
+        f"why:      {SITE}{check.see}",
+        "fix: recompute",
+        "  start the state fresh at each pass over the data (its first "
+        "value, such as zeros); detach it only between the chunks of "
+        "one longer sequence",
+        f"see: {SITE}fix/#recompute",
     ]
 
 

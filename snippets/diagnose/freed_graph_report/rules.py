@@ -1224,6 +1224,19 @@ def _detach_result_unused(f):
 
 
 @check(
+    "state-into-the-same-data",
+    "command-score/#program-rnn-walkthrough-hidden-state-carried-across-epochs",
+)
+def _state_into_the_same_data(f):
+    """A state cut from a graph an earlier backward ran (detached so
+    that the program runs) entered an operation beside the data, in a
+    forward that took in only what the forward that made the state
+    took in: each pass over the same data starts from where the last
+    one ended (a stateful model fed its own batch again)."""
+    return f.same_pass
+
+
+@check(
     "once-differentiable-gradient",
     "scenarios/custom-function/#once-differentiable",
 )

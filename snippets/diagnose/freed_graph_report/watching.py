@@ -1243,12 +1243,18 @@ def _about_to_run(kind, site, given, reporter):
     # calls recorded, or the one running: a new call may reuse it).
     _DATA_OF.pop(id(ran), None)
     if _DATA_NOW:
-        _DATA_OF[id(ran)] = dict(_DATA_NOW), _MET_NOW[0]
+        _DATA_OF[id(ran)] = (
+            dict(_DATA_NOW),
+            _MET_NOW[0],
+            tuple(_MET_CUTS),
+        )
         _DATA_NOW.clear()
+        _MET_CUTS.clear()
         _MET_NOW[0] = math.inf
     if kind == "backward()" and _CUTTING[0]:
         _read_cuts(tensors, reporter)
         _note_cuts(ran, tensors)
+        _quietly(_note_same_pass, ran)
     if kind == "backward()" and _WAITING:
         _quietly(_look_waiting)
     # An id outlives its tensor: a new tensor may take it.
@@ -1915,7 +1921,12 @@ _READ_NOW = []  # the cuts read by a backward since the last step
 # to that tensor. Each call keeps the forward before it (by id).
 _DATA_NOW = {}
 _MET_NOW = [math.inf]  # the sequence number of the oldest node met
-_DATA_OF = {}  # id(call): (its _DATA_NOW, its _MET_NOW)
+_DATA_OF = {}  # id(call): (its _DATA_NOW, _MET_NOW, _MET_CUTS)
+# The cuts an operation took in beside data since the last call.
+_MET_CUTS = {}
+# (the cut, the backward() call whose forward took that state in beside
+# the data the forward before `cut.carried` took in, and nothing new).
+_SAME_PASS = deque(maxlen=64)
 _DATA_FROM = {}  # tensor: the _DATA_NOW keys of the tensor it copies
 _DATA_OUTS = (torch.Tensor, torch.nn.Parameter, tuple, list)
 # Operations that make new values from no tensor at each call: random
@@ -1943,7 +1954,7 @@ class _Cut:
     __slots__ = (
         "site", "how", "params", "number", "step", "steps", "fresh",
         "checkpointed", "names", "weights_only", "sources", "ran",
-        "computed", "entered",
+        "computed", "entered", "carried",
     )  # fmt: skip
 
     def __init__(self, site, how, params):
@@ -1962,6 +1973,9 @@ class _Cut:
         self.computed = False
         # Taken in by an operation with a graph before any data joined.
         self.entered = False
+        # The last backward that had run the node it was cut from: a
+        # state carried from a step whose loss went through it.
+        self.carried = None
 
 
 class _CutParameter:
@@ -2047,6 +2061,7 @@ def _new_cut(how, leaves, func, ins, graphed):
     cut = _Cut(_site(), how, leaves)
     made = graphed[0].grad_fn if graphed else None
     cut.ran = bool(made and made.metadata.get(ROOT))
+    cut.carried = made and _ran_below(made)
     # A saved tensor a backward freed reads as unknown: not weights.
     sources = _quietly(_weights_only, func, ins, graphed)
     cut.weights_only = sources is not None
@@ -2058,6 +2073,23 @@ def _new_cut(how, leaves, func, ins, graphed):
         or any(r.computed for t in ins for r in _get(_CUTS, t) or ())
     )
     return cut
+
+
+def _ran_below(node, most=64):
+    """The last backward that ran this node, or the nearest nodes
+    below it (an output no loss read, such as an RNN's last state,
+    sits on nodes one did), None if none did."""
+    todo, seen = deque([node]), {node}
+    while todo and len(seen) <= most:
+        n = todo.popleft()
+        ran = n.metadata.get(RAN)
+        if ran:
+            return ran[-1]
+        for c in _children(n):
+            if c not in seen and not _is_leaf(c):
+                seen.add(c)
+                todo.append(c)
+    return None
 
 
 def _fold(func, ins, records):
@@ -2479,6 +2511,13 @@ def _note_data(func, args, kwargs, out):
     ]
     ins = [t for t in given if not t.requires_grad]
     if first.grad_fn is not None:
+        # A value cut from a graph (a state detached) is no data; one
+        # taken in beside data is noted.
+        cuts = [_get(_CUTS, t) for t in ins] if _CUTS else ()
+        if any(cuts):
+            ins = [t for t, c in zip(ins, cuts) if not c]
+            met = (r for c in cuts for r in c or ()) if ins else ()
+            _MET_CUTS.update(dict.fromkeys(met))
         for t in ins:
             _DATA_NOW.update(_data_keys(t))
         # The oldest node whose output met data here (h = rnn(x, h), a
@@ -2540,17 +2579,40 @@ def same_data(before, now):
     ones, unchanged (and some), and one operation took in data beside
     a value made before `before` began: a state read again with the
     inputs it already passed (h = rnn(x, h), x the same batch)."""
-    then, read = _DATA_OF.get(id(before)), _DATA_OF.get(id(now))
+    read = _DATA_OF.get(id(now))
     return (
-        bool(then and read and before.seq is not None)
+        bool(read and before.seq is not None)
         and read[1] < before.seq
-        and all(
-            k in then[0]
-            and then[0][k]() is not None
-            and then[0][k]() is r()
-            for k, r in read[0].items()
-        )
+        and _same_inputs(_DATA_OF.get(id(before)), read)
     )
+
+
+def _same_inputs(then, read):
+    """True if the data of `read` (a _DATA_OF entry) is some, and all
+    of it was in `then`, the same tensors, alive."""
+    return bool(then and read and read[0]) and all(
+        k in then[0]
+        and then[0][k]() is not None
+        and then[0][k]() is r()
+        for k, r in read[0].items()
+    )
+
+
+def _note_same_pass(call):
+    """Note a state cut from a graph an earlier backward ran (detached
+    so that the program runs), taken in beside data by the forward this
+    call runs back through, where that forward takes in only what the
+    forward before that backward took in: the state carries the last
+    pass into a new pass over the same data."""
+    entry = _DATA_OF.get(id(call))
+    for cut in entry[2] if entry else ():
+        if (
+            cut.carried is not None
+            and not cut.weights_only
+            and _same_inputs(_DATA_OF.get(id(cut.carried)), entry)
+        ):
+            _SAME_PASS.append((cut, call))
+            return
 
 
 def _read_detached(func, args, kwargs):
@@ -3133,6 +3195,7 @@ def _forget_runs():
         _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
         _USED_LINES, _WROTE, _DETACHED, _DETACH_UNUSED, _DETACH_READ,
         _DIED_UNREAD, _RAN_UNREAD, _DATA_NOW, _DATA_OF, _DATA_FROM,
+        _MET_CUTS, _SAME_PASS,
     ):  # fmt: skip
         kept.clear()
 
