@@ -173,9 +173,11 @@ DECIDING = {
     "not only the loss's arithmetic",
     "same_data": "the forward of this loss took in, with no graph of "
     "their own, only tensors the forward before that backward took "
-    "in, the same ones unchanged (the batch, the target): it repeats "
-    "that step's inputs, a new pass over the same data (read during "
-    "the first CUT_STEPS optimizer steps only)",
+    "in, the same ones unchanged (the batch, the target), and an "
+    "operation took that data in beside a value made before that "
+    "backward (h = rnn(x, h)): a state read again with the data it "
+    "passed, a new pass over the same data (noted during the first "
+    "four optimizer steps only)",
     "same_line": "the backward that freed it ran from the same line "
     "of yours as this one (its run before, in a loop), not another "
     "line of the same pass",

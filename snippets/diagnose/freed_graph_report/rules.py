@@ -708,10 +708,10 @@ def _carried_made_once(f):
 @rule("carried-same-data", "recompute", "carried")
 def _carried_same_data(f):
     """Carried from an earlier step into a forward that takes in only
-    what that step took in, unchanged (one batch read at each epoch):
-    the state would pass the same data again, where truncated
-    backpropagation carries it into the next part of a sequence. Make
-    it fresh in each step."""
+    what that step took in, unchanged (one batch read at each epoch),
+    and taken in by an operation beside that data: the state would
+    pass the same data again, where truncated backpropagation carries
+    it into the next part of a sequence. Make it fresh in each step."""
     return f.carried and f.same_data
 
 
