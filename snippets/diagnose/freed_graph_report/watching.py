@@ -1251,6 +1251,8 @@ def _about_to_run(kind, site, given, reporter):
         _DATA_NOW.clear()
         _MET_CUTS.clear()
         _MET_NOW[0] = math.inf
+        while len(_DATA_OF) > _EVENTS.maxlen:  # a run with no step
+            del _DATA_OF[next(iter(_DATA_OF))]
     if kind == "backward()" and _CUTTING[0]:
         _read_cuts(tensors, reporter)
         _note_cuts(ran, tensors)
@@ -1928,6 +1930,7 @@ _MET_CUTS = {}
 # the data the forward before `cut.carried` took in, and nothing new).
 _SAME_PASS = deque(maxlen=64)
 _DATA_FROM = {}  # tensor: the _DATA_NOW keys of the tensor it copies
+_DATA_FROM_CAP = [4096]  # its size at which the dead are dropped
 _DATA_OUTS = (torch.Tensor, torch.nn.Parameter, tuple, list)
 # Operations that make new values from no tensor at each call: random
 # numbers, and your data turned into a tensor.
@@ -2532,6 +2535,12 @@ def _note_data(func, args, kwargs, out):
         and all(first is not t for t in ins)  # in place: a new version
         and (ins or _op_name(func) not in _NEW_VALUES)
     ):
+        if len(_DATA_FROM) > _DATA_FROM_CAP[0]:  # a run with no step
+            for key in [
+                k for k, (r, _) in _DATA_FROM.items() if r() is None
+            ]:
+                del _DATA_FROM[key]
+            _DATA_FROM_CAP[0] = max(4096, 2 * len(_DATA_FROM))
         _put(_DATA_FROM, first, _made_keys(func, args, kwargs, first))
 
 
