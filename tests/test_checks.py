@@ -176,6 +176,7 @@ HALVES = {
     "round_8": "Round 8, held out",
     "round_9": "Round 9, held out",
     "round_10": "Round 10, held out",
+    "round_11": "Round 11, held out",
 }
 
 
@@ -205,7 +206,8 @@ def corpus_table() -> str:
                 tally[f"now {kind}"] += own
                 said[kind] = (was, own)
             source = about[name]["source"]
-            link = f"[thread]({source})" if source.startswith("http") else "written"
+            label = "commit" if "/commit/" in source else "thread"
+            link = f"[{label}]({source})" if source.startswith("http") else "written"
             # A held-out program read while a check was written no longer tests that check.
             seen = " (looked at)" if about[name].get("looked_at") else ""
             looked += bool(seen)
@@ -1246,6 +1248,33 @@ NEAR.update(
         name: (f"SCALER = {kwargs!r}\n" + _AMP + body + _AMP_STEP, want)
         for name, (body, kwargs, want) in AMP.items()
     }
+)
+
+# Round 11's PPO (looked at): a rollout writes each step's value and log-probability, made under
+# no_grad, into buffers (`values[t] = vf(obs[t])[0]`): a write carries the cut into the buffer,
+# and the 24 cuts of the two networks keep one per network in the loss, where the newest eight
+# were all the policy's. The value loss on the buffer freezes vf; on a fresh forward it trains.
+_ROLLOUT = """vf = nn.Linear(4, 1)
+opt = torch.optim.Adam([*model.parameters(), *vf.parameters()], lr=0.01)
+for episode in range(3):
+    obs, values, logps = torch.randn(12, 4), torch.zeros(12), torch.zeros(12)
+    for t in range(12):
+        with torch.no_grad():
+            values[t] = vf(obs[t])[0]
+            logps[t] = model(obs[t])[0]
+    returns = torch.randn(12)
+    for epoch in range(2):
+        ratio = torch.exp(model(obs).squeeze(1) - logps)
+        policy_loss = -(ratio * (returns - values)).mean()
+        value_loss = ({} - returns).pow(2).mean()
+        opt.zero_grad()
+        (policy_loss + value_loss).backward()
+        opt.step()
+"""
+NEAR["value_loss_on_rollout_buffer"] = (_ROLLOUT.format("values"), "frozen-by-cut")
+NEAR["value_loss_on_fresh_values_beside_rollout_buffer"] = (
+    _ROLLOUT.format("vf(obs).squeeze(1)"),
+    "",
 )
 
 

@@ -1914,6 +1914,7 @@ _CUT_TERMS = {}
 _CUTTING = [False]
 _DETACHES = (torch.Tensor.detach, torch.detach, torch.Tensor.detach_)
 _DATA = torch._C.TensorBase.__dict__["data"]
+_SETITEM = torch.Tensor.__setitem__
 _SOURCES = {}  # grad_fn node: its leaves (until the next step)
 _CUT_PARAMS = {}  # id(parameter): its _CutParameter
 _READ_NOW = []  # the cuts read by a backward since the last step
@@ -2044,9 +2045,11 @@ def _cut(func, args, kwargs, out, before=None):
     if not leaves:
         _quietly(_carry_mixed, func, ins, out)
         records = _quietly(_fold, func, ins, records) or records
-    records = tuple(dict.fromkeys(records))[-8:]
+    records = _newest_cuts(tuple(dict.fromkeys(records)))
     for r in records if _RECOMPUTED else ():
         r.checkpointed = r.checkpointed or r not in _RECOMPUTED[-1]
+    if func is _SETITEM:  # buf[i] = value: buf holds it now (a rollout)
+        out = args[0]
     outs = (out,) if isinstance(out, torch.Tensor) else out
     for o in outs if isinstance(outs, (list, tuple)) else ():
         # A parameter written in place (an init, an average) is not a
@@ -2056,6 +2059,21 @@ def _cut(func, args, kwargs, out, before=None):
             and (o.requires_grad or isinstance(o, torch.nn.Parameter))
         ):
             _put(_CUTS, o, records)
+
+
+def _newest_cuts(records, most=8):
+    """At most `most` records, the newest: past that, first the newest
+    of each set of weights (a rollout's buffer written at each of its
+    steps holds one cut per step, which would push another network's
+    out of a loss that reads both)."""
+    if len(records) > most:
+        newest = {}
+        for r in records:
+            key = frozenset(id(x()) for x in r.params)
+            newest.pop(key, None)
+            newest[key] = r
+        records = tuple(newest.values())
+    return records[-most:]
 
 
 def _new_cut(how, leaves, func, ins, graphed):
