@@ -384,6 +384,69 @@ def test_held_out_half_is_the_seeded_draw():
         )
 
 
+# The blind reviews' raising programs, kept since review 33: new programs no rule was written for,
+# each with its writer's right fix and the command's first try (reviews.yml).
+REVIEWS = ROOT / "tests" / "review_corpus"
+REVIEW_TABLE = ROOT / "docs" / "diagnose" / "review-corpus.md"
+
+
+def review_table() -> str:
+    """The four figures of each review at its first try and now, then a row per program."""
+    counts: dict[tuple[int, str], list[int]] = {}
+    rows = []
+    for want in yaml.safe_load((REVIEWS / "reviews.yml").read_text()):
+        script = f"tests/review_corpus/review_{want['review']}/{want['name']}.py"
+        stdout = diagnose(script).stdout
+        first = [] if want["first_try"] == "none" else want["first_try"].split(" or ")
+        now = verdict(stdout)[0]
+        for when, said, frozen in (
+            ("first try", first, want.get("first_try_freezes", False)),
+            ("now", now, freezes(now, stdout)),
+        ):
+            judged = judge(said, want)
+            tally = counts.setdefault((want["review"], when), [0, 0, 0, 0, 0])
+            for i, hit in enumerate(
+                (True, judged == "right", judged in ("right", "offered"), judged == "wrong", frozen)
+            ):
+                tally[i] += hit
+        source = want["source"]
+        label = "commit" if "/commit/" in source else "thread"
+        link = f"[{label}]({source})" if source.startswith("http") else "written blind"
+        seen = " (looked at)" if want.get("looked_at") else ""
+        good = " or ".join([want["family"], *want.get("also", ())])
+        rows.append(
+            f"| {want['name'].replace('_', '_<wbr>')} | {want['review']} | {link} | {good} | "
+            f"{' or '.join(first) or 'no verdict'} ({judge(first, want)}) | "
+            f"{' or '.join(now) or 'no verdict'} ({judge(now, want)}){seen} |"
+        )
+    out = (
+        "| Programs | When | Right fix alone | Right alone or among two | Wrong | "
+        "Offers a fix that trains nothing |\n|---|---|---|---|---|---|\n"
+    )
+    for (review, when), (n, right, among, wrong, frozen) in counts.items():
+        out += (
+            f"| Review {review} ({n}) | {when} | {right} ({right / n:.0%}) | "
+            f"{among} ({among / n:.0%}) | {wrong} ({wrong / n:.0%}) | {frozen} |\n"
+        )
+    return (
+        out
+        + "\n| Program | Review | Source | Right fix | First try | Now |\n"
+        + "|---|---|---|---|---|---|\n"
+        + "\n".join(rows)
+        + "\n"
+    )
+
+
+def test_the_review_table_is_what_the_runs_print(request):
+    actual = review_table()
+    if request.config.getoption("--bless"):
+        REVIEW_TABLE.write_text(actual)
+    assert REVIEW_TABLE.read_text() == actual, (
+        f"{REVIEW_TABLE.relative_to(ROOT)} is not what the runs print; "
+        "run `pytest tests/test_diagnose.py --bless` and read the diff"
+    )
+
+
 def test_expected_names_only_reproducers():
     stale = sorted(set(expected()) - set(reproducers()))
     assert not stale, f"{EXPECTED.relative_to(ROOT)} lists scripts no page shows raising: {stale}"
