@@ -177,6 +177,7 @@ HALVES = {
     "round_9": "Round 9, held out",
     "round_10": "Round 10, held out",
     "round_11": "Round 11, held out",
+    "round_12": "Round 12, held out",
 }
 
 

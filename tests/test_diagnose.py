@@ -392,7 +392,7 @@ REVIEW_TABLE = ROOT / "docs" / "diagnose" / "review-corpus.md"
 
 def review_table() -> str:
     """The four figures of each review at its first try and now, then a row per program."""
-    counts: dict[tuple[int, str], list[int]] = {}
+    counts: dict[tuple[str, str], list[int]] = {}
     rows = []
     for want in yaml.safe_load((REVIEWS / "reviews.yml").read_text()):
         script = f"tests/review_corpus/review_{want['review']}/{want['name']}.py"
@@ -404,7 +404,11 @@ def review_table() -> str:
             ("now", now, freezes(now, stdout)),
         ):
             judged = judge(said, want)
-            tally = counts.setdefault((want["review"], when), [0, 0, 0, 0, 0])
+            # A program the site already shows under another address is no new program.
+            group = f"Review {want['review']}" + (
+                ", on the site already" if want.get("seen") else ""
+            )
+            tally = counts.setdefault((group, when), [0, 0, 0, 0, 0])
             for i, hit in enumerate(
                 (True, judged == "right", judged in ("right", "offered"), judged == "wrong", frozen)
             ):
@@ -412,7 +416,13 @@ def review_table() -> str:
         source = want["source"]
         label = "commit" if "/commit/" in source else "thread"
         link = f"[{label}]({source})" if source.startswith("http") else "written blind"
-        seen = " (looked at)" if want.get("looked_at") else ""
+        seen = (
+            " (looked at)"
+            if want.get("looked_at")
+            else " (on the site)"
+            if want.get("seen")
+            else ""
+        )
         good = " or ".join([want["family"], *want.get("also", ())])
         rows.append(
             f"| {want['name'].replace('_', '_<wbr>')} | {want['review']} | {link} | {good} | "
@@ -423,9 +433,9 @@ def review_table() -> str:
         "| Programs | When | Right fix alone | Right alone or among two | Wrong | "
         "Offers a fix that trains nothing |\n|---|---|---|---|---|---|\n"
     )
-    for (review, when), (n, right, among, wrong, frozen) in counts.items():
+    for (group, when), (n, right, among, wrong, frozen) in counts.items():
         out += (
-            f"| Review {review} ({n}) | {when} | {right} ({right / n:.0%}) | "
+            f"| {group} ({n}) | {when} | {right} ({right / n:.0%}) | "
             f"{among} ({among / n:.0%}) | {wrong} ({wrong / n:.0%}) | {frozen} |\n"
         )
     return (
