@@ -1253,8 +1253,9 @@ NEAR.update(
 
 # Round 11's PPO (looked at): a rollout writes each step's value and log-probability, made under
 # no_grad, into buffers (`values[t] = vf(obs[t])[0]`): a write carries the cut into the buffer,
-# and the 24 cuts of the two networks keep one per network in the loss, where the newest eight
-# were all the policy's. The value loss on the buffer freezes vf; on a fresh forward it trains.
+# and a loss that reads more than eight cuts keeps the newest of each network's (summed value
+# loss first, the newest eight were all the policy's). The value loss on the buffer freezes vf;
+# on a fresh forward it trains.
 _ROLLOUT = """vf = nn.Linear(4, 1)
 opt = torch.optim.Adam([*model.parameters(), *vf.parameters()], lr=0.01)
 for episode in range(3):
@@ -1266,15 +1267,38 @@ for episode in range(3):
     returns = torch.randn(12)
     for epoch in range(2):
         ratio = torch.exp(model(obs).squeeze(1) - logps)
-        policy_loss = -(ratio * (returns - values)).mean()
+        policy_loss = -((returns - values) * ratio).mean()
         value_loss = ({} - returns).pow(2).mean()
         opt.zero_grad()
-        (policy_loss + value_loss).backward()
+        (value_loss + policy_loss).backward()
         opt.step()
 """
 NEAR["value_loss_on_rollout_buffer"] = (_ROLLOUT.format("values"), "frozen-by-cut")
 NEAR["value_loss_on_fresh_values_beside_rollout_buffer"] = (
     _ROLLOUT.format("vf(obs).squeeze(1)"),
+    "",
+)
+# A review's right PPO: the policy's and the value's losses stepped apart, the values cut into a
+# buffer read by the policy's only. vf gets its gradient at the value's steps: not stale.
+NEAR["policy_and_value_stepped_apart_beside_rollout_buffer"] = (
+    """vf = nn.Linear(4, 1)
+opt = torch.optim.Adam([*model.parameters(), *vf.parameters()], lr=0.01)
+for episode in range(3):
+    obs, values, logps = torch.randn(12, 4), torch.zeros(12), torch.zeros(12)
+    for t in range(12):
+        with torch.no_grad():
+            values[t] = vf(obs[t])[0]
+            logps[t] = model(obs[t])[0]
+    returns = torch.randn(12)
+    for epoch in range(2):
+        ratio = torch.exp(model(obs).squeeze(1) - logps)
+        opt.zero_grad()
+        (-((returns - values) * ratio).mean()).backward()
+        opt.step()
+        opt.zero_grad()
+        (vf(obs).squeeze(1) - returns).pow(2).mean().backward()
+        opt.step()
+""",
     "",
 )
 

@@ -1669,7 +1669,11 @@ def _cut_findings():
     stale."""
     frozen, stale = {}, {}
     for cut, c in _STALE:
-        if c not in cut.fresh:  # never a layer idle at one step
+        # Never a layer idle at one step, nor one that a step gave a
+        # gradient another way (a PPO's value net, stepped on its own
+        # loss beside the values it cut into a buffer), unless the value
+        # was computed from the weights alone.
+        if c not in cut.fresh and (cut.computed or not c.got):
             stale.setdefault(cut, {})[c] = None
     for c in _CUT_PARAMS.values():
         if (
