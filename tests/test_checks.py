@@ -1267,38 +1267,33 @@ for episode in range(3):
     returns = torch.randn(12)
     for epoch in range(2):
         ratio = torch.exp(model(obs).squeeze(1) - logps)
-        policy_loss = -((returns - values) * ratio).mean()
+{}"""
+_SUMMED = """        policy_loss = -((returns - values) * ratio).mean()
         value_loss = ({} - returns).pow(2).mean()
         opt.zero_grad()
         (value_loss + policy_loss).backward()
         opt.step()
 """
-NEAR["value_loss_on_rollout_buffer"] = (_ROLLOUT.format("values"), "frozen-by-cut")
+NEAR["value_loss_on_rollout_buffer"] = (
+    _ROLLOUT.format(_SUMMED.format("values")),
+    "frozen-by-cut",
+)
 NEAR["value_loss_on_fresh_values_beside_rollout_buffer"] = (
-    _ROLLOUT.format("vf(obs).squeeze(1)"),
+    _ROLLOUT.format(_SUMMED.format("vf(obs).squeeze(1)")),
     "",
 )
 # A review's right PPO: the policy's and the value's losses stepped apart, the values cut into a
 # buffer read by the policy's only. vf gets its gradient at the value's steps: not stale.
 NEAR["policy_and_value_stepped_apart_beside_rollout_buffer"] = (
-    """vf = nn.Linear(4, 1)
-opt = torch.optim.Adam([*model.parameters(), *vf.parameters()], lr=0.01)
-for episode in range(3):
-    obs, values, logps = torch.randn(12, 4), torch.zeros(12), torch.zeros(12)
-    for t in range(12):
-        with torch.no_grad():
-            values[t] = vf(obs[t])[0]
-            logps[t] = model(obs[t])[0]
-    returns = torch.randn(12)
-    for epoch in range(2):
-        ratio = torch.exp(model(obs).squeeze(1) - logps)
-        opt.zero_grad()
+    _ROLLOUT.format(
+        """        opt.zero_grad()
         (-((returns - values) * ratio).mean()).backward()
         opt.step()
         opt.zero_grad()
         (vf(obs).squeeze(1) - returns).pow(2).mean().backward()
         opt.step()
-""",
+"""
+    ),
     "",
 )
 
