@@ -178,6 +178,7 @@ HALVES = {
     "round_10": "Round 10, held out",
     "round_11": "Round 11, held out",
     "round_12": "Round 12, held out",
+    "round_13": "Round 13, held out",
 }
 
 
@@ -1292,6 +1293,58 @@ NEAR["policy_and_value_stepped_apart_beside_rollout_buffer"] = (
         opt.zero_grad()
         (vf(obs).squeeze(1) - returns).pow(2).mean().backward()
         opt.step()
+"""
+    ),
+    "",
+)
+
+# Two models, each with its optimizer (enc, then model on its output): which model a backward() is
+# for is read from the optimizers zeroed before it and stepped after it. model's loss let into enc
+# by retain_graph=True, and opt_e stepping after enc's own loss, while the next zero_grad() of
+# opt drops what enc's loss writes into model: flagged. Silent: model's loss on h.detach(); opt
+# stepped every second step over accumulated gradients; a loss meant to train enc too, with
+# nothing of the other loss dropped.
+_TWO = """enc = nn.Linear(4, 4)
+opt_e = torch.optim.SGD(enc.parameters(), lr=0.1)
+for step in range(4):
+    x = torch.randn(16, 4)
+{}"""
+_APART = """    opt.zero_grad()
+    opt_e.zero_grad()
+    h = enc(x)
+    loss_m = model({}).pow(2).mean()
+    loss_m.backward({})
+    opt.step()
+    loss_e = (1 - model(h)).pow(2).mean()
+    loss_e.backward()
+    opt_e.step()
+"""
+NEAR["model_loss_into_enc_stepped_after_enc_loss"] = (
+    _TWO.format(_APART.format("h", "retain_graph=True")),
+    "loss-trains-the-other-model",
+)
+NEAR["model_loss_on_detached_enc_output"] = (_TWO.format(_APART.format("h.detach()", "")), "")
+NEAR["model_stepped_every_second_step_over_accumulated_gradients"] = (
+    _TWO.format(
+        """    opt_e.zero_grad()
+    model(enc(x)).pow(2).mean().backward()
+    opt_e.step()
+    if step % 2 == 1:
+        opt.step()
+        opt.zero_grad()
+"""
+    ),
+    "",
+)
+NEAR["second_loss_meant_to_train_enc_zeroed_between"] = (
+    _TWO.format(
+        """    opt_e.zero_grad()
+    h = enc(x)
+    (h - x).pow(2).mean().backward(retain_graph=True)
+    opt.zero_grad()
+    model(h).pow(2).mean().backward()
+    opt_e.step()
+    opt.step()
 """
     ),
     "",

@@ -19,6 +19,8 @@ from collections import deque
 import torch
 
 from .watching import (
+    _APPLIED,
+    _APPLIED_NAMES,
     _CALLING,
     _COMPARING_NODES,
     _COPY_NODES,
@@ -26,6 +28,7 @@ from .watching import (
     _DETACH_READ,
     _DETACH_UNUSED,
     _DIED_UNREAD,
+    _DROPPED,
     _FINDINGS,
     _GRAD_CUT,
     _LAST_STEP,
@@ -1582,6 +1585,13 @@ CHECKING = {
     "an optimizer holds, which another optimizer's step passed and a "
     "clear (zero_grad) then dropped unused, at every run of its line "
     "(no hook registered)",
+    "leak": "a backward() for one model (the optimizers zeroed before "
+    "it and stepped after it) wrote gradients that another optimizer's "
+    "step used, into parameters only that one holds, at two runs of "
+    "its line or more, while a clear of this model's optimizer dropped "
+    "unused what that other model's own backward() wrote into it, a "
+    "backward that wrote into those parameters too and ran a graph "
+    "kept by retain_graph=True for this one (or kept one it ran)",
     "recomputed_differs": "a non-reentrant checkpoint's recomputation, "
     "in the backward, saved tensors of the same shapes as its forward "
     "did but with other values",
@@ -1615,6 +1625,7 @@ def findings():
         for c in f.params
     }
     found += _unused(frozen)
+    found += _leak_findings()
     # A call may be noted twice (a dead term, and a kept graph rerun).
     for call in dict.fromkeys(_FINDINGS):
         if call.dead:
@@ -1842,6 +1853,58 @@ def _unused(frozen):
         if times > 1
         and line not in _USED_LINES
         and not _froze(call, frozen)
+    ]
+
+
+def _model_of(call):
+    """The optimizers (ids) a backward() is for: zeroed before it and
+    stepped after it; those stepped after it where no optimizer is
+    both (a zero_grad() after each step is the last model's); those
+    zeroed where none stepped before the next backward()."""
+    return (call.zeroed & call.stepped) or call.stepped or call.zeroed
+
+
+def _leak_findings():
+    """A finding for each line whose backward() another model's
+    optimizer stepped with, at two runs or more, where that model's own
+    loss (for that optimizer alone, writing into the same parameters,
+    through a graph one of the two kept with retain_graph=True for the
+    other) is kept out of this one's: a clear dropped what it wrote
+    here."""
+    drops = [(_model_of(c), c) for c in dict.fromkeys(_DROPPED)]
+    found = {}
+    for call in dict.fromkeys(_APPLIED):
+        mine = _model_of(call)
+        for o, refs in call.applied.items() if mine else ():
+            into = {id(r()) for r in refs} - {id(None)}
+            other = next(
+                (
+                    c
+                    for model, c in drops
+                    if model == {o}
+                    and c.dropped & mine
+                    and into & c.versions.keys()
+                    and (c in call.kept or call in c.kept)
+                ),
+                None,
+            )
+            if o in mine or other is None:
+                continue
+            seen = found.setdefault((call.key, o), [0, call, other])
+            seen[0] += 1
+    return [
+        _finding(
+            leak=True,
+            call=call,
+            times=n,
+            other=other,
+            names=_APPLIED_NAMES.get(key)
+            or _names(
+                {id(p): p for r in call.applied[key[1]] if (p := r())}
+            ),
+        )
+        for key, (n, call, other) in found.items()
+        if n > 1
     ]
 
 

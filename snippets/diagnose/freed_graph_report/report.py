@@ -660,7 +660,8 @@ def check_lines():
         dead = finding.dead or finding.cut_term
         call = None if dead else getattr(finding, "call", None)
         merged = getattr(call, "merged", 0)
-        group[2] += finding.times if finding.unused else 1 + merged
+        many = finding.unused or finding.leak
+        group[2] += finding.times if many else 1 + merged
     if not groups:
         return []
     out = ["freed_graph_report: check of this run"]
@@ -689,6 +690,8 @@ def _sites(finding):
         return ("same-pass", _first_yours(finding.taken))
     if finding.unused:
         return ("unused", _where_called(finding.call))
+    if finding.leak:
+        return ("leak", _where_called(finding.call))
     if finding.cut_term:
         return (
             "cut-term",
@@ -738,6 +741,8 @@ def _check_text(check, f, times):
         return out + _once_text(check, f)
     if f.unused:
         return out + _unused_text(check, f)
+    if f.leak:
+        return out + _leak_text(check, f)
     out += [
         f"  kept at  {_where_called(f.kept)}",
         f"  ran at   {_where_called(f.call)}",
@@ -956,6 +961,28 @@ def _penalty_text(check, f):
         f"  multiply the gradients from {line} by 1 / "
         "scaler.get_scale() before the penalty uses them",
         f"see: {SITE}scenarios/amp/#fix-gradient-penalty",
+    ]
+
+
+def _leak_text(check, f):
+    harm = (
+        f"this loss's gradient went into {_shorten(f.names)}, which "
+        "another optimizer holds, and that optimizer's step used it: "
+        "this loss trains that model too; the backward at the second "
+        "line writes into this loss's model as well, and a zero_grad() "
+        "drops that before its step: the losses are kept apart one way "
+        "only"
+    )
+    return [
+        f"  ran at   {_where_called(f.call)}",
+        f"  other    {_where_called(f.other)}",
+        f"harm:     {harm}",
+        f"why:      {SITE}diagnose/#check-loss-trains-the-other-model",
+        "fix: detach",
+        "  compute this loss from a detached copy of the value it "
+        "shares with that model (in a GAN, D(fake.detach())), and "
+        "keep the graph where that model's own loss reads it",
+        f"see: {SITE}{check.see}",
     ]
 
 

@@ -1210,6 +1210,18 @@ def _backward_trains_nothing(f):
     return f.unused
 
 
+@check("loss-trains-the-other-model", "scenarios/gan/#fix-detach-fake")
+def _loss_trains_the_other_model(f):
+    """A backward() for one model (its optimizer zeroed before it,
+    stepped after it) wrote gradients into another model's parameters,
+    and that model's optimizer stepped with them, at every run, while
+    the program keeps that model's own loss out of this one (a
+    zero_grad() drops what it writes here): the losses are kept apart
+    one way only, as a GAN whose discriminator's loss reaches the
+    generator through a fake it did not detach."""
+    return f.leak
+
+
 @check(
     "detach-result-unused",
     "command-score/#program-mlnt-fast-weight-grads-not-detached",

@@ -176,6 +176,12 @@ def _hooked(raw):
 class _Call:
     """A backward() or autograd.grad() call that ran."""
 
+    # A backward() of yours: the optimizers zeroed before it, stepped
+    # after it, stepping with its gradient (id: weakrefs of the
+    # parameters they hold alone), and dropping it unused.
+    zeroed = stepped = frozenset()
+    applied, dropped = {}, frozenset()
+
     def __init__(self, number, kind, site, keep, create, inputs):
         self.number, self.kind, self._site = number, kind, site
         self.keep, self.create_graph = keep, create
@@ -1176,6 +1182,10 @@ def _wrap(real, kind, reporter):
         site, ours = _site(), False
         given = tensors, outs, inputs, keep, create
         ran = _about_to_run(kind, site, given, reporter)
+        if kind == "backward()" and not ran.within:
+            ran.zeroed = frozenset(_ZEROED_NOW[0])
+            ran.stepped, ran.applied, ran.dropped = set(), {}, set()
+            _ZEROED_NOW[0], _OWNING[0] = set(), ran
         _RUNNING.append(site)
         _CALLING.append(ran)
         _ROOTS_NOW.append(roots)
@@ -1398,6 +1408,8 @@ def _clears(name, args):
 def _before_step(optimizer, args, kwargs):
     _WROTE.clear()
     _MARKING.pause()
+    if len(_OPTIMIZERS) > 1 and _WAITING:
+        _quietly(_note_applied, optimizer)
     _use_stepped(_params(optimizer))
     # The step reads every .grad (no loss's term), then ends the marks.
     _MARKING.unwatch_reads()
@@ -1406,6 +1418,7 @@ def _before_step(optimizer, args, kwargs):
 def _after_step(optimizer, args, kwargs):
     _MARKING.stop(())  # a penalty is summed before the step it trains
     _STEPPED.add(optimizer)
+    _quietly(_note_stepped, optimizer)
     name = type(optimizer).__name__
     _LAST_STEP[0] = _next_number()
     _EVENTS.append((_LAST_STEP[0], name))
@@ -3025,6 +3038,118 @@ def _pass_step():
             _settle(i, used=False, gone=True)
 
 
+# --- a loss's gradient stepped by another model's optimizer ----------
+
+# Where two optimizers or more step, each backward() is for the model
+# of the optimizers zeroed before it and stepped after it; a gradient it
+# wrote that another optimizer stepped with went to the other model.
+_OPTIMIZERS = {}  # id(optimizer): (weakref, how many parameters)
+_OPT_OF = {}  # id(parameter): the ids of the optimizers holding it
+_ZEROED_NOW = [set()]  # optimizers zeroed since the last backward()
+_OWNING = [
+    None
+]  # the last backward(): optimizers stepping count for it
+# The calls another optimizer stepped with, and those a clear dropped.
+_APPLIED, _DROPPED = deque(maxlen=256), deque(maxlen=256)
+# (line, id(optimizer)): the names of the parameters it stepped with a
+# gradient of that line's backward(), read while your variables live.
+_APPLIED_NAMES = {}
+
+
+def _note_stepped(optimizer):
+    """The optimizer stepped: it is for the last backward(); its
+    parameters are mapped to it (again if a group was added)."""
+    o = id(optimizer)
+    if _OWNING[0] is not None:
+        _OWNING[0].stepped.add(o)
+    params = _params(optimizer)
+    seen = _OPTIMIZERS.get(o)
+    if (
+        seen is None
+        or seen[0]() is not optimizer
+        or seen[1] != len(params)
+    ):
+        _OPTIMIZERS[o] = (weakref.ref(optimizer), len(params))
+        for p in params:
+            _OPT_OF.setdefault(id(p), set()).add(o)
+
+
+def _note_applied(optimizer):
+    """Before a step: the calls whose gradients it is about to use."""
+    o = id(optimizer)
+    for p in _params(optimizer):
+        entry = _WAITING.get(id(p))
+        if (
+            entry is None
+            or entry[0]() is not p
+            or _GRAD.__get__(p) is None
+        ):
+            continue
+        alone = _OPT_OF.get(id(p)) == {o}
+        for call in entry[3]:
+            got = call.applied.get(o)
+            if got is None:
+                got = call.applied[o] = []
+                _APPLIED.append(call)
+            if alone and len(got) < 8:
+                got.append(weakref.ref(p))
+    for call in dict.fromkeys(_APPLIED) if _NAMER[0] else ():
+        got = call.applied.get(o)
+        if got and (call.key, o) not in _APPLIED_NAMES:
+            leaves = {id(p): p for r in got if (p := r()) is not None}
+            _APPLIED_NAMES[call.key, o] = sorted(
+                _NAMER[0](leaves).values()
+            )
+
+
+def _note_zero(params, optimizer=None):
+    """A zero_grad() of an optimizer, or of a module: the optimizers it
+    clears are for the next backward(); a gradient it clears unused is
+    dropped (settled now: the clear may write zeros)."""
+    if optimizer is not None:
+        _ZEROED_NOW[0].add(id(optimizer))
+    if len(_OPTIMIZERS) < 2:
+        return
+    for p in params:
+        holders = _OPT_OF.get(id(p), ())
+        if optimizer is None:
+            _ZEROED_NOW[0].update(holders)
+        entry = _WAITING.get(id(p))
+        if entry is None or entry[0]() is not p:
+            continue
+        for call in entry[3]:
+            if not call.dropped:
+                _DROPPED.append(call)
+            call.dropped.update(holders)
+        _settle(id(p), used=False)
+
+
+def _zeroing(real, optimizer):
+    """A zero_grad() that notes what it clears."""
+
+    def zero_grad(self, *args, **kwargs):
+        if optimizer:
+            _quietly(_note_zero, _params(self), self)
+        else:
+            _quietly(_note_zero, self.parameters())
+        return real(self, *args, **kwargs)
+
+    # As torch's own: compiled code runs it eagerly, not traced.
+    return torch._disable_dynamo(zero_grad)
+
+
+def _watch_zeroing(stack):
+    """Note optimizers' and modules' zero_grad() until `stack`
+    closes."""
+    for owner, optimizer in (
+        (torch.optim.Optimizer, True),
+        (torch.nn.Module, False),
+    ):
+        real = owner.zero_grad
+        owner.zero_grad = _zeroing(real, optimizer)
+        stack.callback(setattr, owner, "zero_grad", real)
+
+
 def _hooking(real):
     """A hook registration that notes a hook was registered."""
 
@@ -3196,6 +3321,7 @@ def recording(reporter):
             _watch_scaling(stack)
             _watch_checkpoints(stack)
             _watch_hooks(stack)
+            _watch_zeroing(stack)
             _NAMER[0] = getattr(reporter, "names", None)
             _PASSED[0], _READS[0] = 0, False
             stack.callback(_NAMER.__setitem__, 0, None)
@@ -3222,9 +3348,11 @@ def _forget_runs():
         _RECOMPUTED_DIFFER, _ONCE_FOUND, _WAITING, _HELD, _UNUSED,
         _USED_LINES, _WROTE, _DETACHED, _DETACH_UNUSED, _DETACH_READ,
         _DIED_UNREAD, _RAN_UNREAD, _DATA_NOW, _DATA_OF, _DATA_FROM,
-        _MET_CUTS, _SAME_PASS,
+        _MET_CUTS, _SAME_PASS, _OPTIMIZERS, _OPT_OF, _APPLIED,
+        _DROPPED, _APPLIED_NAMES,
     ):  # fmt: skip
         kept.clear()
+    _ZEROED_NOW[0], _OWNING[0] = set(), None
 
 
 def _watch_scaling(stack):
