@@ -207,9 +207,7 @@ def corpus_table() -> str:
                 tally[f"first {kind}"] += was
                 tally[f"now {kind}"] += own
                 said[kind] = (was, own)
-            source = about[name]["source"]
-            label = "commit" if "/commit/" in source else "thread"
-            link = f"[{label}]({source})" if source.startswith("http") else "written"
+            link = diagnosed.source_link(about[name]["source"], "written")
             # A held-out program read while a check was written no longer tests that check.
             seen = " (looked at)" if about[name].get("looked_at") else ""
             looked += bool(seen)

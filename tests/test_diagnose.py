@@ -244,6 +244,32 @@ def freezes(families: list[str], stdout: str) -> bool:
     return "detach" in families and FREEZES in stdout and not (rule and rule.where == "earlier")
 
 
+FIGURES_HEAD = (
+    "| Programs | When | Right fix alone | Right alone or among two | Wrong | "
+    "Offers a fix that trains nothing |\n|---|---|---|---|---|---|\n"
+)
+
+
+def figure_row(group: str, when: str, judged: list[tuple[str, bool]]) -> str:
+    """A row of the four figures: `judged` holds, for each program, what judge() said of the
+    verdict and whether the verdict offers a fix that the report's facts show trains nothing."""
+    n = len(judged)
+    right = sum(j == "right" for j, _ in judged)
+    among = sum(j in ("right", "offered") for j, _ in judged)
+    wrong = sum(j == "wrong" for j, _ in judged)
+    frozen = sum(f for _, f in judged)
+    return (
+        f"| {group} ({n}) | {when} | {right} ({right / n:.0%}) | {among} ({among / n:.0%}) "
+        f"| {wrong} ({wrong / n:.0%}) | {frozen} |\n"
+    )
+
+
+def source_link(source: str, written: str) -> str:
+    """A program's source as a table shows it: a link labelled by what it is, or `written`."""
+    label = "commit" if "/commit/" in source else "thread"
+    return f"[{label}]({source})" if source.startswith("http") else written
+
+
 def figures(scripts: list[str]) -> str:
     """The four figures the command is held to, on the held-out half and on each round's
     batch: the right fix alone, right alone or among two, confidently wrong, and verdicts that
@@ -264,13 +290,10 @@ def figures(scripts: list[str]) -> str:
             split = "looked-at" if want.get("looked_at") else want["split"]
             half = SPLITS[split].lower()
             groups.setdefault(f"{rounds[name]}: {half}", []).append(script)
-    out = (
-        "| Programs | When | Right fix alone | Right alone or among two | Wrong | "
-        "Offers a fix that trains nothing |\n|---|---|---|---|---|---|\n"
-    )
+    out = FIGURES_HEAD
     for group, members in groups.items():
         for when in ("first try", "now"):
-            right = among = wrong = frozen = 0
+            judged = []
             for script in members:
                 want, stdout = expected()[script], diagnose(script).stdout
                 said = (
@@ -278,16 +301,8 @@ def figures(scripts: list[str]) -> str:
                     if when == "now"
                     else ([] if want["first_try"] == "none" else want["first_try"].split(" or "))
                 )
-                judged = judge(said, want)
-                right += judged == "right"
-                among += judged in ("right", "offered")
-                wrong += judged == "wrong"
-                frozen += freezes(said, stdout)
-            n = len(members)
-            out += (
-                f"| {group} ({n}) | {when} | {right} ({right / n:.0%}) | {among} ({among / n:.0%}) "
-                f"| {wrong} ({wrong / n:.0%}) | {frozen} |\n"
-            )
+                judged.append((judge(said, want), freezes(said, stdout)))
+            out += figure_row(group, when, judged)
     return out
 
 
@@ -392,30 +407,19 @@ REVIEW_TABLE = ROOT / "docs" / "diagnose" / "review-corpus.md"
 
 def review_table() -> str:
     """The four figures of each review at its first try and now, then a row per program."""
-    counts: dict[tuple[str, str], list[int]] = {}
+    counts: dict[tuple[str, str], list[tuple[str, bool]]] = {}
     rows = []
     for want in yaml.safe_load((REVIEWS / "reviews.yml").read_text()):
         script = f"tests/review_corpus/review_{want['review']}/{want['name']}.py"
         stdout = diagnose(script).stdout
         first = [] if want["first_try"] == "none" else want["first_try"].split(" or ")
         now = verdict(stdout)[0]
-        for when, said, frozen in (
-            ("first try", first, want.get("first_try_freezes", False)),
-            ("now", now, freezes(now, stdout)),
-        ):
-            judged = judge(said, want)
-            # A program the site already shows under another address is no new program.
-            group = f"Review {want['review']}" + (
-                ", on the site already" if want.get("seen") else ""
-            )
-            tally = counts.setdefault((group, when), [0, 0, 0, 0, 0])
-            for i, hit in enumerate(
-                (True, judged == "right", judged in ("right", "offered"), judged == "wrong", frozen)
-            ):
-                tally[i] += hit
-        source = want["source"]
-        label = "commit" if "/commit/" in source else "thread"
-        link = f"[{label}]({source})" if source.startswith("http") else "written blind"
+        # A program the site already shows under another address is no new program.
+        group = f"Review {want['review']}" + (", on the site already" if want.get("seen") else "")
+        counts.setdefault((group, "first try"), []).append(
+            (judge(first, want), want.get("first_try_freezes", False))
+        )
+        counts.setdefault((group, "now"), []).append((judge(now, want), freezes(now, stdout)))
         seen = (
             " (looked at)"
             if want.get("looked_at")
@@ -425,19 +429,14 @@ def review_table() -> str:
         )
         good = " or ".join([want["family"], *want.get("also", ())])
         rows.append(
-            f"| {want['name'].replace('_', '_<wbr>')} | {want['review']} | {link} | {good} | "
+            f"| {want['name'].replace('_', '_<wbr>')} | {want['review']} | "
+            f"{source_link(want['source'], 'written blind')} | {good} | "
             f"{' or '.join(first) or 'no verdict'} ({judge(first, want)}) | "
             f"{' or '.join(now) or 'no verdict'} ({judge(now, want)}){seen} |"
         )
-    out = (
-        "| Programs | When | Right fix alone | Right alone or among two | Wrong | "
-        "Offers a fix that trains nothing |\n|---|---|---|---|---|---|\n"
+    out = FIGURES_HEAD + "".join(
+        figure_row(group, when, judged) for (group, when), judged in counts.items()
     )
-    for (group, when), (n, right, among, wrong, frozen) in counts.items():
-        out += (
-            f"| {group} ({n}) | {when} | {right} ({right / n:.0%}) | "
-            f"{among} ({among / n:.0%}) | {wrong} ({wrong / n:.0%}) | {frozen} |\n"
-        )
     return (
         out
         + "\n| Program | Review | Source | Right fix | First try | Now |\n"
