@@ -3075,8 +3075,9 @@ def _note_stepped(optimizer):
 
 
 def _note_applied(optimizer):
-    """Before a step: the calls whose gradients it is about to use."""
-    o = id(optimizer)
+    """Before a step: the calls whose gradients it is about to use,
+    and (once for each line) the parameters it steps with them."""
+    o, now = id(optimizer), {}
     for p in _params(optimizer):
         entry = _WAITING.get(id(p))
         if (
@@ -3089,12 +3090,11 @@ def _note_applied(optimizer):
         for call in entry[3]:
             got = call.applied.get(o)
             if got is None:
-                got = call.applied[o] = []
+                got = call.applied[o] = now[call] = []
                 _APPLIED.append(call)
             if alone and len(got) < 8:
                 got.append(weakref.ref(p))
-    for call in dict.fromkeys(_APPLIED) if _NAMER[0] else ():
-        got = call.applied.get(o)
+    for call, got in now.items() if _NAMER[0] else ():
         if got and (call.key, o) not in _APPLIED_NAMES:
             leaves = {id(p): p for r in got if (p := r()) is not None}
             _APPLIED_NAMES[call.key, o] = sorted(
