@@ -1298,10 +1298,12 @@ NEAR["policy_and_value_stepped_apart_beside_rollout_buffer"] = (
 
 # Two models, each with its optimizer (enc, then model on its output): which model a backward() is
 # for is read from the optimizers zeroed before it and stepped after it. model's loss let into enc
-# by retain_graph=True, and opt_e stepping after enc's own loss, while the next zero_grad() of
-# opt drops what enc's loss writes into model: flagged. Silent: model's loss on h.detach(); opt
-# stepped every second step over accumulated gradients; a loss meant to train enc too, with
-# nothing of the other loss dropped.
+# by retain_graph=True, against enc's own loss (a min-max: model pushes its output down, enc up),
+# opt_e stepping after both, while the next zero_grad() of opt drops what enc's loss writes into
+# model: flagged. Silent: the same game with model's loss on h.detach(); the same order where
+# model's loss pulls enc the way enc's own does (an autoencoder's reconstruction training the
+# encoder on purpose); opt stepped every second step over accumulated gradients; a loss meant to
+# train enc too, with nothing of the other loss dropped.
 _TWO = """enc = nn.Linear(4, 4)
 opt_e = torch.optim.SGD(enc.parameters(), lr=0.1)
 for step in range(4):
@@ -1310,18 +1312,25 @@ for step in range(4):
 _APART = """    opt.zero_grad()
     opt_e.zero_grad()
     h = enc(x)
-    loss_m = model({}).pow(2).mean()
+    loss_m = {}
     loss_m.backward({})
     opt.step()
     loss_e = (1 - model(h)).pow(2).mean()
     loss_e.backward()
     opt_e.step()
 """
-NEAR["model_loss_into_enc_stepped_after_enc_loss"] = (
-    _TWO.format(_APART.format("h", "retain_graph=True")),
+NEAR["model_loss_into_enc_against_enc_loss"] = (
+    _TWO.format(_APART.format("(model(h) + 1).pow(2).mean()", "retain_graph=True")),
     "loss-trains-the-other-model",
 )
-NEAR["model_loss_on_detached_enc_output"] = (_TWO.format(_APART.format("h.detach()", "")), "")
+NEAR["model_loss_on_detached_enc_output"] = (
+    _TWO.format(_APART.format("(model(h.detach()) + 1).pow(2).mean()", "")),
+    "",
+)
+NEAR["model_loss_into_enc_along_enc_loss"] = (
+    _TWO.format(_APART.format("(model(h) - 1).pow(2).mean()", "retain_graph=True")),
+    "",
+)
 NEAR["model_stepped_every_second_step_over_accumulated_gradients"] = (
     _TWO.format(
         """    opt_e.zero_grad()

@@ -10,6 +10,7 @@ keeps it, and the names of what it trains.
 import ast
 import functools
 import linecache
+import math
 import os
 import re
 import sys
@@ -1591,7 +1592,9 @@ CHECKING = {
     "its line or more, while a clear of this model's optimizer dropped "
     "unused what that other model's own backward() wrote into it, a "
     "backward that wrote into those parameters too and ran a graph "
-    "kept by retain_graph=True for this one (or kept one it ran)",
+    "kept by retain_graph=True for this one (or kept one it ran), its "
+    "part of their gradient pointing against this one's at every run "
+    "(cosine -0.5 or below)",
     "recomputed_differs": "a non-reentrant checkpoint's recomputation, "
     "in the backward, saved tensors of the same shapes as its forward "
     "did but with other values",
@@ -1856,6 +1859,13 @@ def _unused(frozen):
     ]
 
 
+# A leak points against the other model's own gradient (a min-max
+# game's loss let into the other player) at this cosine or below, at
+# every run: a loss meant to train both models points with it, or
+# across (now and then below it: a shared encoder's, -0.48 once).
+_AGAINST = -0.5
+
+
 def _model_of(call):
     """The optimizers (ids) a backward() is for: zeroed before it and
     stepped after it; those stepped after it where no optimizer is
@@ -1888,23 +1898,27 @@ def _leak_findings():
                 ),
                 None,
             )
+            a_b, a_a, b_b = call.against.get(o, (0.0, 0.0, 0.0))
+            against = a_b / math.sqrt(a_a * b_b) if a_a * b_b else 0.0
             if o in mine or other is None:
                 continue
-            seen = found.setdefault((call.key, o), [0, call, other])
+            seen = found.setdefault((call.key, o), [0, call, other, []])
             seen[0] += 1
+            seen[3].append(against)
     return [
         _finding(
             leak=True,
             call=call,
             times=n,
             other=other,
+            cosines=(min(cos), max(cos)),
             names=_APPLIED_NAMES.get(key)
             or _names(
                 {id(p): p for r in call.applied[key[1]] if (p := r())}
             ),
         )
-        for key, (n, call, other) in found.items()
-        if n > 1
+        for key, (n, call, other, cos) in found.items()
+        if n > 1 and max(cos) <= _AGAINST
     ]
 
 

@@ -964,14 +964,20 @@ def _penalty_text(check, f):
     ]
 
 
+def _span(pair):
+    low, high = (f"{x:.2f}" for x in pair)
+    return low if low == high else f"{low} to {high}"
+
+
 def _leak_text(check, f):
     harm = (
         f"this loss's gradient went into {_shorten(f.names)}, which "
-        "another optimizer holds, and that optimizer's step used it: "
-        "this loss trains that model too; the backward at the second "
-        "line writes into this loss's model as well, and a zero_grad() "
-        "drops that before its step: the losses are kept apart one way "
-        "only"
+        "another optimizer holds, and that optimizer's step used it, "
+        "pointing against the gradient of that model's own loss (at "
+        "the second line; cosine "
+        f"{_span(f.cosines)}): this loss trains that model to lose "
+        "its own game; the other loss writes into this loss's model "
+        "too, and a zero_grad() drops that before its step"
     )
     return [
         f"  ran at   {_where_called(f.call)}",

@@ -178,9 +178,11 @@ class _Call:
 
     # A backward() of yours: the optimizers zeroed before it, stepped
     # after it, stepping with its gradient (id: weakrefs of the
-    # parameters they hold alone), and dropping it unused.
+    # parameters they hold alone; `against`: id: the dot product of
+    # its gradient there with what later calls added, and both squared
+    # norms), and dropping it unused.
     zeroed = stepped = frozenset()
-    applied, dropped = {}, frozenset()
+    applied, against, dropped = {}, {}, frozenset()
 
     def __init__(self, number, kind, site, keep, create, inputs):
         self.number, self.kind, self._site = number, kind, site
@@ -1183,9 +1185,7 @@ def _wrap(real, kind, reporter):
         given = tensors, outs, inputs, keep, create
         ran = _about_to_run(kind, site, given, reporter)
         if kind == "backward()" and not ran.within:
-            ran.zeroed = frozenset(_ZEROED_NOW[0])
-            ran.stepped, ran.applied, ran.dropped = set(), {}, set()
-            _ZEROED_NOW[0], _OWNING[0] = set(), ran
+            _quietly(_own, ran)
         _RUNNING.append(site)
         _CALLING.append(ran)
         _ROOTS_NOW.append(roots)
@@ -3054,6 +3054,57 @@ _APPLIED, _DROPPED = deque(maxlen=256), deque(maxlen=256)
 # (line, id(optimizer)): the names of the parameters it stepped with a
 # gradient of that line's backward(), read while your variables live.
 _APPLIED_NAMES = {}
+# id(parameter): (weakrefs to it and its .grad, a copy of that, the
+# calls that wrote it), taken when a backward() began that would add
+# to a gradient left there by calls another optimizer stepped after:
+# what each part was.
+_HELD_COPIES = {}
+
+
+def _own(call):
+    """A backward() of yours begins: it is for the optimizers zeroed
+    since the last one (and those stepping before the next); gradients
+    it would add to, left by calls another optimizer stepped after, are
+    copied first, to tell its part from theirs."""
+    call.zeroed = frozenset(_ZEROED_NOW[0])
+    call.stepped, call.applied, call.dropped = set(), {}, set()
+    call.against = {}
+    _ZEROED_NOW[0], _OWNING[0] = set(), call
+    if len(_OPTIMIZERS) < 2:
+        return
+    for i, (ref, _, _, calls, _) in _WAITING.items():
+        holders, p = _OPT_OF.get(i, ()), ref()
+        held = _HELD_COPIES.get(i)
+        if len(holders) != 1 or p is None:
+            continue
+        if held and held[1]() is _GRAD.__get__(p):  # the same .grad
+            continue
+        (o,) = holders
+        grad = _GRAD.__get__(p)
+        if grad is not None and all(
+            c.stepped and o not in c.stepped for c in calls
+        ):
+            with torch.no_grad():
+                copy = grad.detach().clone()
+            _HELD_COPIES[i] = (ref, weakref.ref(grad), copy, calls[:])
+
+
+def _against(optimizer, p):
+    """Before a step: how the gradient that calls another optimizer
+    stepped after left in `p` points against what was added since."""
+    ref, held, early, calls = _HELD_COPIES.pop(id(p))
+    grad = _GRAD.__get__(p)
+    if ref() is not p or grad is None or held() is not grad:
+        return
+    with torch.no_grad():
+        a, b = (
+            early.double().flatten(),
+            (grad - early).double().flatten(),
+        )
+        parts = [float(a @ b), float(a @ a), float(b @ b)]
+    for call in calls:
+        sums = call.against.setdefault(id(optimizer), [0.0, 0.0, 0.0])
+        sums[:] = [x + y for x, y in zip(sums, parts)]
 
 
 def _note_stepped(optimizer):
@@ -3087,6 +3138,8 @@ def _note_applied(optimizer):
         ):
             continue
         alone = _OPT_OF.get(id(p)) == {o}
+        if id(p) in _HELD_COPIES:
+            _against(optimizer, p)
         for call in entry[3]:
             got = call.applied.get(o)
             if got is None:
@@ -3114,6 +3167,7 @@ def _note_zero(params, optimizer=None):
         holders = _OPT_OF.get(id(p), ())
         if optimizer is None:
             _ZEROED_NOW[0].update(holders)
+        _HELD_COPIES.pop(id(p), None)
         entry = _WAITING.get(id(p))
         if entry is None or entry[0]() is not p:
             continue
@@ -3349,7 +3403,7 @@ def _forget_runs():
         _USED_LINES, _WROTE, _DETACHED, _DETACH_UNUSED, _DETACH_READ,
         _DIED_UNREAD, _RAN_UNREAD, _DATA_NOW, _DATA_OF, _DATA_FROM,
         _MET_CUTS, _SAME_PASS, _OPTIMIZERS, _OPT_OF, _APPLIED,
-        _DROPPED, _APPLIED_NAMES,
+        _DROPPED, _APPLIED_NAMES, _HELD_COPIES,
     ):  # fmt: skip
         kept.clear()
     _ZEROED_NOW[0], _OWNING[0] = set(), None
