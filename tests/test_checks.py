@@ -1331,6 +1331,16 @@ NEAR["model_loss_into_enc_along_enc_loss"] = (
     _TWO.format(_APART.format("(model(h) - 1).pow(2).mean()", "retain_graph=True")),
     "",
 )
+# A review's false alarm: the direction was read at the step, after a clip had scaled the sum.
+NEAR["model_loss_into_enc_along_enc_loss_clipped_before_step"] = (
+    _TWO.format(
+        _APART.format("(model(h) - 1).pow(2).mean()", "retain_graph=True").replace(
+            "    opt_e.step()\n",
+            "    nn.utils.clip_grad_norm_(enc.parameters(), 0.01)\n    opt_e.step()\n",
+        )
+    ),
+    "",
+)
 NEAR["model_stepped_every_second_step_over_accumulated_gradients"] = (
     _TWO.format(
         """    opt_e.zero_grad()

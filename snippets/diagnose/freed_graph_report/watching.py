@@ -1296,6 +1296,8 @@ def _record(call, roots, inputs, reporter):
     """Keep the record of a call that ran (or failed otherwise)."""
     if call.dead or call.cut_term:
         _FINDINGS.append(call)
+    if _HELD_COPIES and call.kind == "backward()" and not call.within:
+        _quietly(_compare_held)
     cut = call.cut_term and call.cut_term[0]
     if cut and cut.names is None and _NAMER[0] is not None:
         # Named while your variables are alive: once for each cut.
@@ -3055,9 +3057,9 @@ _APPLIED, _DROPPED = deque(maxlen=256), deque(maxlen=256)
 # gradient of that line's backward(), read while your variables live.
 _APPLIED_NAMES = {}
 # id(parameter): (weakrefs to it and its .grad, a copy of that, the
-# calls that wrote it), taken when a backward() began that would add
-# to a gradient left there by calls another optimizer stepped after:
-# what each part was.
+# calls that wrote it, the optimizer holding it), taken when a
+# backward() begins that would add to a gradient left there by calls
+# another optimizer stepped after, read when it ends.
 _HELD_COPIES = {}
 
 
@@ -3065,46 +3067,51 @@ def _own(call):
     """A backward() of yours begins: it is for the optimizers zeroed
     since the last one (and those stepping before the next); gradients
     it would add to, left by calls another optimizer stepped after, are
-    copied first, to tell its part from theirs."""
+    copied first, to tell its part from theirs when it ends."""
     call.zeroed = frozenset(_ZEROED_NOW[0])
     call.stepped, call.applied, call.dropped = set(), {}, set()
     call.against = {}
     _ZEROED_NOW[0], _OWNING[0] = set(), call
+    _HELD_COPIES.clear()
     if len(_OPTIMIZERS) < 2:
         return
     for i, (ref, _, _, calls, _) in _WAITING.items():
         holders, p = _OPT_OF.get(i, ()), ref()
-        held = _HELD_COPIES.get(i)
-        if len(holders) != 1 or p is None:
-            continue
-        if held and held[1]() is _GRAD.__get__(p):  # the same .grad
+        grad = None if p is None else _GRAD.__get__(p)
+        if len(holders) != 1 or grad is None:
             continue
         (o,) = holders
-        grad = _GRAD.__get__(p)
-        if grad is not None and all(
-            c.stepped and o not in c.stepped for c in calls
-        ):
+        if all(c.stepped and o not in c.stepped for c in calls):
             with torch.no_grad():
                 copy = grad.detach().clone()
-            _HELD_COPIES[i] = (ref, weakref.ref(grad), copy, calls[:])
+            _HELD_COPIES[i] = (
+                ref,
+                weakref.ref(grad),
+                copy,
+                calls[:],
+                o,
+            )
 
 
-def _against(optimizer, p):
-    """Before a step: how the gradient that calls another optimizer
-    stepped after left in `p` points against what was added since."""
-    ref, held, early, calls = _HELD_COPIES.pop(id(p))
-    grad = _GRAD.__get__(p)
-    if ref() is not p or grad is None or held() is not grad:
-        return
-    with torch.no_grad():
-        a, b = (
-            early.double().flatten(),
-            (grad - early).double().flatten(),
-        )
-        parts = [float(a @ b), float(a @ a), float(b @ b)]
-    for call in calls:
-        sums = call.against.setdefault(id(optimizer), [0.0, 0.0, 0.0])
-        sums[:] = [x + y for x, y in zip(sums, parts)]
+def _compare_held():
+    """A backward() ended: how the gradient it found, left by calls
+    another optimizer stepped after, points against what it added (read
+    now: a clip or an unscale before the step would scale both)."""
+    for ref, held, early, calls, o in _HELD_COPIES.values():
+        p = ref()
+        grad = None if p is None else _GRAD.__get__(p)
+        if grad is None or held() is not grad:
+            continue
+        with torch.no_grad():
+            a, b = (
+                early.double().flatten(),
+                (grad - early).double().flatten(),
+            )
+            parts = [float(a @ b), float(a @ a), float(b @ b)]
+        for call in calls:
+            sums = call.against.setdefault(o, [0.0, 0.0, 0.0])
+            sums[:] = [x + y for x, y in zip(sums, parts)]
+    _HELD_COPIES.clear()
 
 
 def _note_stepped(optimizer):
@@ -3138,8 +3145,6 @@ def _note_applied(optimizer):
         ):
             continue
         alone = _OPT_OF.get(id(p)) == {o}
-        if id(p) in _HELD_COPIES:
-            _against(optimizer, p)
         for call in entry[3]:
             got = call.applied.get(o)
             if got is None:
@@ -3167,7 +3172,6 @@ def _note_zero(params, optimizer=None):
         holders = _OPT_OF.get(id(p), ())
         if optimizer is None:
             _ZEROED_NOW[0].update(holders)
-        _HELD_COPIES.pop(id(p), None)
         entry = _WAITING.get(id(p))
         if entry is None or entry[0]() is not p:
             continue
