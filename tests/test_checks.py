@@ -1341,6 +1341,37 @@ NEAR["model_loss_into_enc_along_enc_loss_clipped_before_step"] = (
     ),
     "",
 )
+# Under a GradScaler (on the CPU): its step settles the waiting gradients before the optimizer's
+# own step would say which calls it applies, so it says so first (silent before December 2026).
+_SCALED = {
+    "loss_m.backward(": "scaler.scale(loss_m).backward(",
+    "loss_e.backward(": "scaler.scale(loss_e).backward(",
+    "    opt.step()\n": "    scaler.step(opt)\n",
+    "    opt_e.step()\n": "    scaler.step(opt_e)\n    scaler.update()\n",
+    "for step in": 'scaler = torch.amp.GradScaler("cpu")\nfor step in',
+}
+
+
+def scaled(program: str, clip: bool = False) -> str:
+    """The program under a GradScaler; `clip`: enc's gradients unscaled and clipped first."""
+    for plain, under in _SCALED.items():
+        program = program.replace(plain, under)
+    unscaled = "    scaler.unscale_(opt_e)\n    nn.utils.clip_grad_norm_(enc.parameters(), 0.01)\n"
+    if clip:
+        program = program.replace("    scaler.step(opt_e)", unscaled + "    scaler.step(opt_e)")
+    return program
+
+
+NEAR["model_loss_into_enc_against_enc_loss_under_grad_scaler"] = (
+    scaled(_TWO.format(_APART.format("(model(h) + 1).pow(2).mean()", "retain_graph=True"))),
+    "loss-trains-the-other-model",
+)
+NEAR["model_loss_into_enc_along_enc_loss_under_grad_scaler_clipped"] = (
+    scaled(
+        _TWO.format(_APART.format("(model(h) - 1).pow(2).mean()", "retain_graph=True")), clip=True
+    ),
+    "",
+)
 NEAR["model_stepped_every_second_step_over_accumulated_gradients"] = (
     _TWO.format(
         """    opt_e.zero_grad()

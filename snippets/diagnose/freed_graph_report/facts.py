@@ -1898,10 +1898,10 @@ def _leak_findings():
                 ),
                 None,
             )
-            a_b, a_a, b_b = call.against.get(o, (0.0, 0.0, 0.0))
-            against = a_b / math.sqrt(a_a * b_b) if a_a * b_b else 0.0
             if o in mine or other is None:
                 continue
+            a_b, a_a, b_b = call.against.get(o, (0.0, 0.0, 0.0))
+            against = a_b / math.sqrt(a_a * b_b) if a_a * b_b else 0.0
             seen = found.setdefault((call.key, o), [0, call, other, []])
             seen[0] += 1
             seen[3].append(against)

@@ -1214,11 +1214,12 @@ def _backward_trains_nothing(f):
 def _loss_trains_the_other_model(f):
     """A backward() for one model (its optimizer zeroed before it,
     stepped after it) wrote gradients into another model's parameters,
-    and that model's optimizer stepped with them, at every run, while
-    the program keeps that model's own loss out of this one (a
-    zero_grad() drops what it writes here): the losses are kept apart
-    one way only, as a GAN whose discriminator's loss reaches the
-    generator through a fake it did not detach."""
+    and that model's optimizer stepped with them, at two runs or more,
+    while that model's own loss shares the graph one of the two kept
+    with retain_graph=True, has what it writes here dropped by a
+    zero_grad(), and points against the leaked part at every run
+    (cosine -0.5 or below): a GAN whose discriminator's loss reaches
+    the generator through a fake it did not detach."""
     return f.leak
 
 

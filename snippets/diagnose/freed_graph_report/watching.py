@@ -1410,9 +1410,7 @@ def _clears(name, args):
 def _before_step(optimizer, args, kwargs):
     _WROTE.clear()
     _MARKING.pause()
-    if len(_OPTIMIZERS) > 1 and _WAITING:
-        _quietly(_note_applied, optimizer)
-    _use_stepped(_params(optimizer))
+    _step_uses(optimizer)
     # The step reads every .grad (no loss's term), then ends the marks.
     _MARKING.unwatch_reads()
 
@@ -1809,7 +1807,7 @@ def _scaler_steps(real):
                 clip.scale = self.get_scale()
                 _SCALED_FOUND.append(clip)
         # A step skipped for an inf gradient used it all the same.
-        _use_stepped(_params(optimizer))
+        _step_uses(optimizer)
         return real(self, optimizer, *args, **kwargs)
 
     return step
@@ -3009,6 +3007,14 @@ def _quietly(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
+def _step_uses(optimizer):
+    """A step of the optimizer is about to use its waiting gradients:
+    which calls it applies (two optimizers or more), then settled."""
+    if len(_OPTIMIZERS) > 1 and _WAITING:
+        _quietly(_note_applied, optimizer)
+    _use_stepped(_params(optimizer))
+
+
 def _use_stepped(params, after=False):
     """An optimizer is about to step `params` (or has: a closure's
     backward ran inside the step): their waiting gradients are used;
@@ -3048,9 +3054,8 @@ def _pass_step():
 _OPTIMIZERS = {}  # id(optimizer): (weakref, how many parameters)
 _OPT_OF = {}  # id(parameter): the ids of the optimizers holding it
 _ZEROED_NOW = [set()]  # optimizers zeroed since the last backward()
-_OWNING = [
-    None
-]  # the last backward(): optimizers stepping count for it
+# The last backward(): optimizers stepping count for it.
+_OWNING = [None]
 # The calls another optimizer stepped with, and those a clear dropped.
 _APPLIED, _DROPPED = deque(maxlen=256), deque(maxlen=256)
 # (line, id(optimizer)): the names of the parameters it stepped with a
