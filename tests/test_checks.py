@@ -179,6 +179,7 @@ HALVES = {
     "round_11": "Round 11, held out",
     "round_12": "Round 12, held out",
     "round_13": "Round 13, held out",
+    "round_14": "Round 14, held out",
 }
 
 
