@@ -2496,6 +2496,38 @@ for step in range(3):
 )
 
 
+# A first-order inner step (grad() without create_graph, fast weights p - 0.1 * g) over features
+# that support and query share: where the step made fast weights for the body too, the query must
+# be encoded again with them (review 38's MAML); where it moved only the head (ANIL: the body's
+# features are meant as they are), not that rule: keeping the graph stays in the answer.
+_INNER_STEP = """\
+body, head = nn.Linear(1, 16), nn.Linear(16, 1)
+params = [*body.parameters(), *head.parameters()]
+opt = torch.optim.Adam(params, 1e-3)
+for step in range(2):
+    x, y = torch.randn(10, 1), torch.randn(10, 1)
+    feats = torch.tanh(body(x))
+    inner = nn.functional.mse_loss(head(feats[:5]), y[:5])
+    grads = torch.autograd.grad(inner, params)
+    fast = [{}]
+    w, b = fast[2:]
+    outer = nn.functional.mse_loss(feats[5:] @ w.T + b, y[5:])
+    opt.zero_grad()
+    outer.backward()
+    opt.step()
+"""
+DECIDED["first_order_inner_step_moves_the_body_the_query_features_skip"] = (
+    "recompute",
+    _INNER_STEP.format("p - 0.1 * g for p, g in zip(params, grads)"),
+)
+AMONG["first_order_inner_step_moves_only_the_head_over_body_features"] = (
+    "retain-graph",
+    _INNER_STEP.format(
+        "p if i < 2 else p - 0.1 * g for i, (p, g) in enumerate(zip(params, grads))"
+    ),
+)
+
+
 @pytest.mark.parametrize("name", sorted(AMONG))
 def test_programs_near_the_rules_keep_the_right_fix_in_the_answer(name, tmp_path):
     fix, program = AMONG[name]

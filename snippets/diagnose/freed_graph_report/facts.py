@@ -136,6 +136,11 @@ DECIDING = {
     "grad_moved": "a value made from that gradient was taken in beside "
     "an input it was taken for, a leaf no optimizer trains (x + eps * "
     "g.sign(): an attack's step)",
+    "inner_step": "values made from that gradient were taken in beside "
+    "parameters it was taken for, which an optimizer trains, some of "
+    "them parameters the reused value was made from (fast weights p - "
+    "lr * g of a first-order inner step made for them too, while this "
+    "loss reads the value the weights before that step made)",
     "grad_constant": "that value was made from the gradient through "
     "operations whose derivative is zero (sign(), a comparison, "
     "detach()): a constant direction, which create_graph=True would "
@@ -623,6 +628,8 @@ def _read_freeing_call(f, by):
         and _CALLING[-1].kind == "autograd.grad()"
         and not _CALLING[-1].create_graph,
         grad_moved=bool(by.moved) and not f.grad_inputs_trained,
+        inner_step=f.grad_inputs_trained
+        and bool(by.moved_ids & f._through.keys()),
         # Read apart: not a term of this loss, nor of what made it.
         grads_read=(by.grads_read or (by.read and not by.fed))
         and not (_CALLING and _CALLING[-1].dead),

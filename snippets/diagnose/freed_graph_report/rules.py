@@ -104,6 +104,9 @@ APPLY = {
     "one should not train what made it",
     "recompute value": "make {value} again, from the current "
     "parameters",
+    "recompute inner-step": "make {value} again with the weights the "
+    "step from that gradient made (a forward of its own with them), "
+    "not from the weights before it",
     "recompute register": "give {names} to an optimizer, and make "
     "{value} again from them in each step",
     "recompute carried": "make {value} fresh in each step, not from "
@@ -426,6 +429,28 @@ def _grad_constant_direction(f):
         and f.grad_without_graph
         and f.new_forward
         and f.grad_constant
+    )
+
+
+@rule("inner-step-before-value", "recompute", "inner-step")
+def _inner_step_before_value(f):
+    """An autograd.grad() call without create_graph freed it, taken for
+    parameters an optimizer trains, and a new forward took in weights
+    made from that gradient (p - lr * g: a first-order inner step,
+    which create_graph=True would make second order), made for the
+    parameters behind the value too: this loss reads the value the
+    weights before that step made, beside the weights it made. The
+    value is made again with them. (Where the step moves only the
+    parameters outside the value, a head adapted on features of the
+    body, the value is meant as it is: not this rule.)"""
+    return (
+        not f.own_tensor
+        and not f.loss
+        and f.grad_without_graph
+        and f.new_forward
+        and f.inner_step
+        and not f.first_order
+        and not f.stale
     )
 
 

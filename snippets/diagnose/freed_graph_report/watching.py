@@ -183,6 +183,9 @@ class _Call:
     # norms), and dropping it unused.
     zeroed = stepped = frozenset()
     applied, against, dropped = {}, {}, frozenset()
+    # An autograd.grad() call: the ids of its inputs a value made from
+    # its gradient was taken in beside (p - lr * g moved p).
+    moved_ids = frozenset()
 
     def __init__(self, number, kind, site, keep, create, inputs):
         self.number, self.kind, self._site = number, kind, site
@@ -1689,6 +1692,7 @@ def _note_moved(func, flat, marked, outs):
         if any(r() is u for r in call.input_refs for u in moved):
             kept = constant and call.moved != "moved"
             call.moved = "constant" if kept else "moved"
+            call.moved_ids = call.moved_ids | {id(u) for u in moved}
 
 
 _SCALES = {"mul", "__mul__", "__rmul__", "div", "__truediv__"}
