@@ -2520,6 +2520,27 @@ DECIDED["first_order_inner_step_moves_the_body_the_query_features_skip"] = (
     "recompute",
     _INNER_STEP.format("p - 0.1 * g for p, g in zip(params, grads)"),
 )
+# The same step written into the weights in place (p.sub_(lr * g) under no_grad): the loss on the
+# query half of the output made before it (review 39's deep-copied MAML).
+DECIDED["first_order_inner_step_written_into_the_weights_in_place"] = (
+    "recompute",
+    """\
+net = nn.Sequential(nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 1))
+opt = torch.optim.Adam(net.parameters(), 1e-3)
+for step in range(2):
+    x, y = torch.randn(10, 1), torch.randn(10, 1)
+    out = net(x)
+    inner = nn.functional.mse_loss(out[:5], y[:5])
+    grads = torch.autograd.grad(inner, list(net.parameters()))
+    with torch.no_grad():
+        for p, g in zip(net.parameters(), grads):
+            p.sub_(0.1 * g)
+    outer = nn.functional.mse_loss(out[5:], y[5:])
+    opt.zero_grad()
+    outer.backward()
+    opt.step()
+""",
+)
 AMONG["first_order_inner_step_moves_only_the_head_over_body_features"] = (
     "retain-graph",
     _INNER_STEP.format(

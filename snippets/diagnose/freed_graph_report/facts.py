@@ -141,6 +141,9 @@ DECIDING = {
     "them parameters the reused value was made from (fast weights p - "
     "lr * g of a first-order inner step made for them too, while this "
     "loss reads the value the weights before that step made)",
+    "moved_in_place": "parameters behind the value that a value made "
+    "from that gradient moved were changed in place since (p.sub_(lr "
+    "* g): the step wrote its weights into them)",
     "grad_constant": "that value was made from the gradient through "
     "operations whose derivative is zero (sign(), a comparison, "
     "detach()): a constant direction, which create_graph=True would "
@@ -396,10 +399,9 @@ def _read_changes(f, graph, outs):
     # where this call takes that gradient again (a descent step by
     # hand), not where it takes another's (one call per parameter).
     again = set(_CALLING[-1].inputs or ()) if _CALLING else set()
+    since = changed_since(by, f._through)
     changed = [
-        t
-        for t in changed_since(by, f._through)
-        if id(t) not in by.taken_only or id(t) in again
+        t for t in since if id(t) not in by.taken_only or id(t) in again
     ]
     replaced = _replaced(f._only)
     # Changed outside any step of the optimizer that owns it: an EMA
@@ -420,6 +422,7 @@ def _read_changes(f, graph, outs):
         replaced=len(replaced),
         by_hand=len(by_hand),
         stale=bool(changed or replaced),
+        moved_in_place=any(id(t) in by.moved_ids for t in since),
         steps=steps,
         stepping=type(running).__name__ if running else None,
         stepped=bool(steps) and not running,

@@ -435,19 +435,20 @@ def _grad_constant_direction(f):
 @rule("inner-step-before-value", "recompute", "inner-step")
 def _inner_step_before_value(f):
     """An autograd.grad() call without create_graph freed it, taken for
-    parameters an optimizer trains, and a new forward took in weights
-    made from that gradient (p - lr * g: a first-order inner step,
-    which create_graph=True would make second order), made for the
-    parameters behind the value too: this loss reads the value the
-    weights before that step made, beside the weights it made. The
-    value is made again with them. (Where the step moves only the
-    parameters outside the value, a head adapted on features of the
-    body, the value is meant as it is: not this rule.)"""
+    parameters an optimizer trains, and weights made from that
+    gradient (p - lr * g: a first-order inner step, which
+    create_graph=True would make second order) were made for the
+    parameters behind the value too, and a new forward took them in or
+    the step wrote them into those parameters in place: this loss
+    reads the value the weights before that step made. The value is
+    made again with the weights the step made. (Where the step moves
+    only the parameters outside the value, a head adapted on features
+    of the body, the value is meant as it is: not this rule.)"""
     return (
         not f.own_tensor
         and not f.loss
         and f.grad_without_graph
-        and f.new_forward
+        and (f.new_forward or f.moved_in_place)
         and f.inner_step
         and not f.first_order
         and not f.stale
