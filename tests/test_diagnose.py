@@ -2541,6 +2541,28 @@ for step in range(2):
     opt.step()
 """,
 )
+# A fresh-eyes review: the value a term of its own, a loss at the weights before the step, beside a
+# forward on the fast weights (a regulariser): meant as it is, so keeping the graph stays offered.
+AMONG["first_order_inner_step_beside_a_loss_at_the_weights_before_it"] = (
+    "retain-graph",
+    """\
+body, head = nn.Linear(1, 16), nn.Linear(16, 1)
+params = [*body.parameters(), *head.parameters()]
+opt = torch.optim.Adam(params, 1e-3)
+for step in range(2):
+    x, y = torch.randn(10, 1), torch.randn(10, 1)
+    out = head(torch.tanh(body(x[:5])))
+    inner = nn.functional.mse_loss(out, y[:5])
+    grads = torch.autograd.grad(inner, params)
+    w0, b0, w1, b1 = [p - 0.1 * g for p, g in zip(params, grads)]
+    query = torch.tanh(x[5:] @ w0.T + b0) @ w1.T + b1
+    outer = nn.functional.mse_loss(query, y[5:])
+    outer = outer + 0.5 * nn.functional.mse_loss(out, y[:5])
+    opt.zero_grad()
+    outer.backward()
+    opt.step()
+""",
+)
 AMONG["first_order_inner_step_moves_only_the_head_over_body_features"] = (
     "retain-graph",
     _INNER_STEP.format(

@@ -137,10 +137,14 @@ DECIDING = {
     "an input it was taken for, a leaf no optimizer trains (x + eps * "
     "g.sign(): an attack's step)",
     "inner_step": "values made from that gradient were taken in beside "
-    "parameters it was taken for, which an optimizer trains, some of "
-    "them parameters the reused value was made from (fast weights p - "
-    "lr * g of a first-order inner step made for them too, while this "
-    "loss reads the value the weights before that step made)",
+    "parameters it was taken for, some of them parameters behind the "
+    "reused value that an optimizer trains (with none: module "
+    "parameters), as fast weights p - lr * g of a first-order inner "
+    "step",
+    "inner_step_met": "a node made since takes in, within two nodes "
+    "below it, both the value and a weight made from that gradient "
+    "(the value read beside the fast weights: feats @ w.T), not only "
+    "in a sum of two losses",
     "moved_in_place": "parameters behind the value that a value made "
     "from that gradient moved were changed in place since (p.sub_(lr "
     "* g): the step wrote its weights into them)",
@@ -495,7 +499,7 @@ def _read_shape(f, graph):
         grad_inputs_trained=any(i in f._trained for i in alive),
         new_forward=graph.new_forward(by),
     )
-    _read_freeing_call(f, by)
+    _read_freeing_call(f, by, graph)
 
 
 def _summed(roots, crossings):
@@ -596,7 +600,7 @@ def _module_calls(site):
     )
 
 
-def _read_freeing_call(f, by):
+def _read_freeing_call(f, by, graph):
     """Who made the call that freed the graph, and how: a library or
     your code, without a graph, repeated by a timer, first order by a
     library's option, inside another backward."""
@@ -632,7 +636,12 @@ def _read_freeing_call(f, by):
         and not _CALLING[-1].create_graph,
         grad_moved=bool(by.moved) and not f.grad_inputs_trained,
         inner_step=f.grad_inputs_trained
-        and bool(by.moved_ids & f._through.keys()),
+        and any(
+            f.optimizers or isinstance(t, torch.nn.Parameter)
+            for i, t in f._through.items()
+            if i in by.moved_ids
+        ),
+        inner_step_met=graph.meets(by.fast_nodes),
         # Read apart: not a term of this loss, nor of what made it.
         grads_read=(by.grads_read or (by.read and not by.fed))
         and not (_CALLING and _CALLING[-1].dead),
@@ -771,6 +780,21 @@ class _Graph:
                     todo.append(child)
                 seen.add(child)
         return old, new, crossings
+
+    def meets(self, nodes, most=2):
+        """True if a node made since takes in, within `most` nodes
+        below it, both the value and one of `nodes` (ids)."""
+        if not nodes:
+            return False
+        takers = {id(n) for pair in self.crossings for n in pair}
+        for node in self.new:
+            near, level = set(), [node]
+            for _ in range(most):
+                level = [c for n in level for c in _children(n)]
+                near.update(id(c) for c in level)
+            if near & takers and near & nodes:
+                return True
+        return False
 
     def _firsts(self):
         """The old nodes this call reaches first."""

@@ -105,8 +105,9 @@ APPLY = {
     "recompute value": "make {value} again, from the current "
     "parameters",
     "recompute inner-step": "make {value} again with the weights the "
-    "step from that gradient made (a forward of its own with them), "
-    "not from the weights before it",
+    "step from that gradient left: the fast weights it made (a "
+    "forward of its own with them), or, where it wrote into the "
+    "parameters, their current values",
     "recompute register": "give {names} to an optimizer, and make "
     "{value} again from them in each step",
     "recompute carried": "make {value} fresh in each step, not from "
@@ -438,17 +439,19 @@ def _inner_step_before_value(f):
     parameters an optimizer trains, and weights made from that
     gradient (p - lr * g: a first-order inner step, which
     create_graph=True would make second order) were made for the
-    parameters behind the value too, and a new forward took them in or
-    the step wrote them into those parameters in place: this loss
-    reads the value the weights before that step made. The value is
-    made again with the weights the step made. (Where the step moves
-    only the parameters outside the value, a head adapted on features
-    of the body, the value is meant as it is: not this rule.)"""
+    parameters behind the value too, and a new forward read the value
+    beside them, or the step wrote them into those parameters in
+    place: this loss reads the value the weights before that step
+    made. The value is made again with the weights the step left.
+    (Where the step moves only the parameters outside the value, a
+    head adapted on features of the body, or the value is a term of
+    its own beside the new forward, a loss at the weights before the
+    step, it is meant as it is: not this rule.)"""
     return (
         not f.own_tensor
         and not f.loss
         and f.grad_without_graph
-        and (f.new_forward or f.moved_in_place)
+        and (f.new_forward and f.inner_step_met or f.moved_in_place)
         and f.inner_step
         and not f.first_order
         and not f.stale

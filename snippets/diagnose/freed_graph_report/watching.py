@@ -184,8 +184,9 @@ class _Call:
     zeroed = stepped = frozenset()
     applied, against, dropped = {}, {}, frozenset()
     # An autograd.grad() call: the ids of its inputs a value made from
-    # its gradient was taken in beside (p - lr * g moved p).
-    moved_ids = frozenset()
+    # its gradient was taken in beside (p - lr * g moved p), and of the
+    # nodes that made the moved values (the fast weights).
+    moved_ids = fast_nodes = frozenset()
 
     def __init__(self, number, kind, site, keep, create, inputs):
         self.number, self.kind, self._site = number, kind, site
@@ -1693,6 +1694,10 @@ def _note_moved(func, flat, marked, outs):
             kept = constant and call.moved != "moved"
             call.moved = "constant" if kept else "moved"
             call.moved_ids = call.moved_ids | {id(u) for u in moved}
+            if outs[0].grad_fn is not None:
+                call.fast_nodes = call.fast_nodes | {
+                    id(outs[0].grad_fn)
+                }
 
 
 _SCALES = {"mul", "__mul__", "__rmul__", "div", "__truediv__"}
