@@ -436,7 +436,8 @@ def _grad_constant_direction(f):
 @rule("inner-step-before-value", "recompute", "inner-step")
 def _inner_step_before_value(f):
     """An autograd.grad() call without create_graph freed it, taken for
-    parameters an optimizer trains, and weights made from that
+    parameters an optimizer trains (with none, a module's parameters),
+    and weights made from that
     gradient (p - lr * g: a first-order inner step, which
     create_graph=True would make second order) were made for the
     parameters behind the value too, and a new forward read the value
