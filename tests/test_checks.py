@@ -180,6 +180,7 @@ HALVES = {
     "round_12": "Round 12, held out",
     "round_13": "Round 13, held out",
     "round_14": "Round 14, held out",
+    "round_15": "Round 15, held out",
 }
 
 

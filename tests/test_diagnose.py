@@ -2570,6 +2570,93 @@ AMONG["first_order_inner_step_moves_only_the_head_over_body_features"] = (
     ),
 )
 
+# Gradients taken without a graph, from an output made before weights they moved (by hand, in
+# place, or by the optimizer's step): keeping that graph backpropagates through weights that
+# changed, so neither retain-graph nor create-graph is offered (review 39's fresh-eyes review:
+# Reptile's inner steps and free adversarial training's replays, both on one forward).
+DECIDED["first_order_steps_in_place_on_one_forward_made_before_them"] = (
+    "recompute",
+    """\
+net = nn.Sequential(nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 1))
+params = list(net.parameters())
+x, y = torch.randn(10, 1), torch.randn(10, 1)
+out = net(x)
+for k in range(2):
+    grads = torch.autograd.grad(nn.functional.mse_loss(out, y), params)
+    with torch.no_grad():
+        for p, g in zip(params, grads):
+            p.sub_(0.02 * g)
+""",
+)
+DECIDED["replays_stepped_by_the_optimizer_on_one_forward"] = (
+    "recompute",
+    """\
+model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+params = list(model.parameters())
+opt = torch.optim.SGD(params, 0.1)
+x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+delta = torch.zeros_like(x, requires_grad=True)
+out = model(x + delta)
+for replay in range(2):
+    gd, *gp = torch.autograd.grad(nn.functional.cross_entropy(out, y), [delta, *params])
+    for p, g in zip(params, gp):
+        p.grad = g
+    opt.step()
+    with torch.no_grad():
+        delta.add_(0.03 * gd.sign())
+""",
+)
+# An earlier loss that trains a parameter of its own optimizer, one this loss never reaches
+# (review 40's SAC: the entropy coefficient's loss reads the policy's log-probability): detached
+# there, that loss still trains its coefficient, so detach stays in the answer.
+AMONG["entropy_coefficient_loss_reads_the_policys_log_prob"] = (
+    "detach",
+    """\
+actor, critic = nn.Linear(3, 2), nn.Linear(4, 1)
+log_alpha = torch.zeros(1, requires_grad=True)
+actor_opt = torch.optim.Adam(actor.parameters(), 1e-3)
+critic_opt = torch.optim.Adam(critic.parameters(), 1e-3)
+alpha_opt = torch.optim.Adam([log_alpha], 1e-3)
+for step in range(2):
+    obs = torch.randn(8, 3)
+    mean, log_std = actor(obs).unbind(-1)
+    u = mean + log_std.exp() * torch.randn(8)
+    action, log_prob = torch.tanh(u), -log_std - 0.5 * u.pow(2)
+    alpha_loss = -(log_alpha * (log_prob + 1.0)).mean()
+    alpha_opt.zero_grad()
+    alpha_loss.backward()
+    alpha_opt.step()
+    q = critic(torch.cat([obs, action[:, None]], 1))
+    actor_loss = (log_alpha.detach().exp() * log_prob - q).mean()
+    actor_opt.zero_grad()
+    actor_loss.backward()
+    actor_opt.step()
+""",
+)
+# A loss that trains only a model the earlier backward never reached, on an output of the model
+# that stepped on the earlier loss (review 40's StyleMapGAN: an encoder taught to map a
+# generated image back to its code): a fixed input for that model, or one backward before the
+# step; not another forward.
+AMONG["encoder_fed_the_generators_output_after_its_step"] = (
+    "detach",
+    """\
+gen, disc, enc = nn.Linear(4, 8), nn.Linear(8, 1), nn.Linear(8, 4)
+g_opt = torch.optim.Adam(gen.parameters(), 1e-3)
+e_opt = torch.optim.Adam(enc.parameters(), 1e-3)
+for step in range(2):
+    z = torch.randn(16, 4)
+    fake = torch.tanh(gen(z))
+    g_loss = nn.functional.softplus(-disc(fake)).mean()
+    rec_loss = nn.functional.mse_loss(enc(fake), z)
+    g_opt.zero_grad()
+    g_loss.backward()
+    g_opt.step()
+    e_opt.zero_grad()
+    rec_loss.backward()
+    e_opt.step()
+""",
+)
+
 
 @pytest.mark.parametrize("name", sorted(AMONG))
 def test_programs_near_the_rules_keep_the_right_fix_in_the_answer(name, tmp_path):

@@ -243,6 +243,8 @@ DECIDING = {
     "earlier_outside": "the backward that freed it reached parameters "
     "an optimizer trains without the value (detached for that "
     "backward, the value leaves it those)",
+    "fed_apart": "this loss trains parameters without the value that "
+    "the backward that freed it did not reach (a model fed the value)",
     "other_model": "this loss trains another optimizer's parameters "
     "than those behind the value",
     "retrained": "the backward that freed it ran from the same line of "
@@ -390,9 +392,14 @@ def _read_owners(f, graph):
         _outside=outside,
         _trained=trained,
         _every=every,
+        # Any optimizer's: the earlier loss may train one this loss
+        # never reaches (an entropy coefficient beside the policy).
         earlier_outside=any(
-            i in trained and i not in old for i in f.freed_by.versions
+            i in (_owned(every) or trained) and i not in old
+            for i in f.freed_by.versions
         ),
+        fed_apart=bool(outside)
+        and not set(outside) & set(f.freed_by.versions),
     )
 
 

@@ -60,6 +60,10 @@ Q_TRAINED_THERE = "should the backward at {line} train {names}?"
 Q_OTHER_MODEL = "is {value} a fixed input here (from another model)?"
 Q_TRAIN_THROUGH = "or should this loss also train {names} through it?"
 Q_SHARED = "or should both losses train them, from one forward?"
+Q_BOTH_BEFORE_STEP = (
+    "or should this loss train {names} too, summed with the earlier "
+    "one before their step?"
+)
 Q_PASS_IN = (
     "can {value} be an argument of the function that reads it at "
     "{used_line}, a tensor of its own, not read from outside it?"
@@ -118,6 +122,8 @@ APPLY = {
     "recompute loss": "a fresh forward for each backward",
     "one-backward earlier": "one backward for this loss and the one at "
     "{line}{which}",
+    "one-backward value": "one backward for this loss and the one at "
+    "{line}, before the step between them",
     "one-backward nested": "pass {value} as an argument of the "
     "function that reads it at {used_line}, a tensor of its own (not "
     "inside a list or dict), not from outside it: "
@@ -415,6 +421,7 @@ def _grad_readings_of_one_forward(f):
         and f.reads_grad
         and f.grads_read
         and not f.new_forward
+        and not f.stale
     )
 
 
@@ -569,7 +576,7 @@ def _grad_for_parameters(f):
     """An autograd.grad() call without create_graph freed it, taken for
     parameters an optimizer trains: the gradient is a term of this
     loss (create_graph), or both gradients are wanted from one pass."""
-    return not f.own_tensor and f.grad_without_graph
+    return not f.own_tensor and f.grad_without_graph and not f.stale
 
 
 @rule("backward-in-forward", "one-backward", "earlier")
@@ -787,6 +794,25 @@ def _same_forward_stale_other_model(f):
     the value's model its update from the earlier loss."""
     return (
         f.order == "same" and f.stale and f.other_model and f.gan_like
+    )
+
+
+@rule(
+    "same-forward-stale-fed-model",
+    [(Q_OTHER_MODEL, "detach"), (Q_BOTH_BEFORE_STEP, "one-backward")],
+    "value",
+)
+def _same_forward_stale_fed_model(f):
+    """Built in the same forward as the earlier loss, a parameter
+    behind the value changed since, and this loss trains, besides the
+    value, only another optimizer's parameters that the earlier
+    backward never reached (a model fed the value: an encoder taught
+    to read a generator's output): a fixed input for that model, or a
+    loss that should train the value's model too, summed with the
+    earlier one before its step? Not another forward: its gradient
+    through the value would reach the value's model after its step."""
+    return (
+        f.order == "same" and f.stale and f.other_model and f.fed_apart
     )
 
 
