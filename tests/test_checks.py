@@ -343,6 +343,47 @@ for step in range(3):
     (a * l1 + (1 - a) * l2).backward()
     opt.step()
 """,
+    # Review 41's right fixes (December 2026): a first-order MAML whose one-element bias becomes a
+    # fast weight of one element (p - lr * g on it is a step, not a loss's term), and a virtual
+    # model detached from the real weights (Meta-Weight-Net), whose leaves share their storage:
+    # a copy, not an input made anew.
+    "first_order_maml_with_a_one_element_fast_bias": """\
+params = [torch.randn(8, 1, requires_grad=True), torch.zeros(1, requires_grad=True)]
+opt = torch.optim.Adam(params, lr=1e-3)
+for it in range(2):
+    xs, ys, xq, yq = torch.randn(5, 8), torch.randn(5, 1), torch.randn(5, 8), torch.randn(5, 1)
+    fast = params
+    for _ in range(2):
+        inner = (xs @ fast[0] + fast[1] - ys).pow(2).mean()
+        grads = torch.autograd.grad(inner, fast)
+        fast = [p - 0.01 * g for p, g in zip(fast, grads)]
+    outer = (xq @ fast[0] + fast[1] - yq).pow(2).mean()
+    for p, g in zip(params, torch.autograd.grad(outer, fast)):
+        p.grad = g
+    opt.step()
+""",
+    "virtual_model_detached_from_the_real_weights": """\
+w = torch.randn(3, 4, requires_grad=True)
+vnet = nn.Sequential(nn.Linear(1, 4), nn.ReLU(), nn.Linear(4, 1), nn.Sigmoid())
+opt, vopt = torch.optim.SGD([w], lr=0.1), torch.optim.Adam(vnet.parameters(), lr=1e-3)
+for step in range(2):
+    x, xv = torch.randn(8, 4), torch.randn(8, 4)
+    y, yv = torch.randint(0, 3, (8,)), torch.randint(0, 3, (8,))
+    meta = w.detach().requires_grad_()
+    cost = nn.functional.cross_entropy(x @ meta.T, y, reduction="none")
+    weight = vnet(cost[:, None])[:, 0]
+    (g,) = torch.autograd.grad((cost * weight).mean(), meta, create_graph=True)
+    meta = meta - 0.1 * g
+    vopt.zero_grad()
+    nn.functional.cross_entropy(xv @ meta.T, yv).backward()
+    vopt.step()
+    cost = nn.functional.cross_entropy(x @ w.T, y, reduction="none")
+    with torch.no_grad():
+        weight = vnet(cost[:, None])[:, 0]
+    opt.zero_grad()
+    (cost * weight).mean().backward()
+    opt.step()
+""",
 }
 
 

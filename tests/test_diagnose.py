@@ -2635,8 +2635,10 @@ for step in range(2):
 )
 # A loss that trains only a model the earlier backward never reached, on an output of the model
 # that stepped on the earlier loss (review 40's StyleMapGAN: an encoder taught to map a
-# generated image back to its code): a fixed input for that model, or one backward before the
-# step; not another forward.
+# generated image back to its code): a fixed input for that model, or a new output from its
+# current weights. Where the earlier loss trained a head of its own (a fresh-eyes review's
+# test-time training, whose query head must read the features the adaptation step moved; the
+# shared trunk above), it stays recompute or one backward.
 AMONG["encoder_fed_the_generators_output_after_its_step"] = (
     "detach",
     """\
@@ -2654,6 +2656,45 @@ for step in range(2):
     e_opt.zero_grad()
     rec_loss.backward()
     e_opt.step()
+""",
+)
+
+AMONG["query_head_on_features_from_before_the_adaptation_step"] = (
+    "recompute",
+    """\
+enc, ssl_head, cls_head = nn.Linear(16, 32), nn.Linear(32, 4), nn.Linear(32, 5)
+inner_opt = torch.optim.SGD([*enc.parameters(), *ssl_head.parameters()], 0.05)
+head_opt = torch.optim.Adam(cls_head.parameters(), 1e-3)
+for episode in range(2):
+    h = torch.tanh(enc(torch.randn(25, 16)))
+    ssl_loss = nn.functional.cross_entropy(ssl_head(h[:10]), torch.randint(0, 4, (10,)))
+    query_loss = nn.functional.cross_entropy(cls_head(h[10:]), torch.randint(0, 5, (15,)))
+    inner_opt.zero_grad()
+    ssl_loss.backward()
+    inner_opt.step()
+    head_opt.zero_grad()
+    query_loss.backward()
+    head_opt.step()
+""",
+)
+# A loss per sample backpropagated from one batched output, each sample's gradient clipped and
+# summed apart before the next backward (review 41's DP-SGD by hand): one backward of the sum
+# would clip the sum; the loop's backward keeps the graph.
+DECIDED["per_sample_backward_clipped_apart_from_one_batched_output"] = (
+    "retain-graph",
+    """\
+model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 2))
+params = list(model.parameters())
+losses = nn.functional.cross_entropy(
+    model(torch.randn(4, 6)), torch.randint(0, 2, (4,)), reduction="none"
+)
+summed = [torch.zeros_like(p) for p in params]
+for i in range(4):
+    model.zero_grad()
+    losses[i].backward()
+    norm = torch.sqrt(sum((p.grad**2).sum() for p in params))
+    for s, p in zip(summed, params):
+        s += p.grad * (1.0 / (norm + 1e-6)).clamp(max=1.0)
 """,
 )
 

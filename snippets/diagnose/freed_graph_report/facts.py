@@ -1050,11 +1050,24 @@ def _replaced(only, ungraded=False):
         for v in held.values()
         if not ungraded or v.grad is None
     }
+    # A leaf detached from one you hold shares its storage: a copy
+    # (meta-learning's virtual model), not one made anew.
+    shared = {_storage(v) for v in held.values()} - {None}
     return [
         t
         for i, t in only.items()
-        if i not in held and tuple(t.shape) in shapes
+        if i not in held
+        and tuple(t.shape) in shapes
+        and _storage(t) not in shared
     ]
+
+
+def _storage(t):
+    """Where a tensor's data lives (None for one with no storage)."""
+    try:
+        return t.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError):
+        return None
 
 
 def _replaced_leaves(leaves):

@@ -60,10 +60,6 @@ Q_TRAINED_THERE = "should the backward at {line} train {names}?"
 Q_OTHER_MODEL = "is {value} a fixed input here (from another model)?"
 Q_TRAIN_THROUGH = "or should this loss also train {names} through it?"
 Q_SHARED = "or should both losses train them, from one forward?"
-Q_BOTH_BEFORE_STEP = (
-    "or should this loss train {names} too, summed with the earlier "
-    "one before their step?"
-)
 Q_PASS_IN = (
     "can {value} be an argument of the function that reads it at "
     "{used_line}, a tensor of its own, not read from outside it?"
@@ -122,8 +118,6 @@ APPLY = {
     "recompute loss": "a fresh forward for each backward",
     "one-backward earlier": "one backward for this loss and the one at "
     "{line}{which}",
-    "one-backward value": "one backward for this loss and the one at "
-    "{line}, before the step between them",
     "one-backward nested": "pass {value} as an argument of the "
     "function that reads it at {used_line}, a tensor of its own (not "
     "inside a list or dict), not from outside it: "
@@ -789,30 +783,18 @@ def _same_forward_stale_other_model(f):
     optimizer's parameters than those behind the value, and the
     earlier loss trained, besides the value, only other optimizers'
     parameters (a GAN's discriminator loss after the generator's step,
-    not a shared trunk's second head): a fixed input from that model,
-    or another update of it? Not one backward: the step between gave
-    the value's model its update from the earlier loss."""
+    not a shared trunk's second head), or the earlier loss trained no
+    optimizer's parameters outside the value and this loss trains
+    only a model the earlier backward never reached (a model fed the
+    value: an encoder taught on a generator's output, a student on a
+    teacher's): a fixed input from that model, or a new one from its
+    current weights? Not one backward: the step between gave the
+    value's model its update from the earlier loss."""
     return (
-        f.order == "same" and f.stale and f.other_model and f.gan_like
-    )
-
-
-@rule(
-    "same-forward-stale-fed-model",
-    [(Q_OTHER_MODEL, "detach"), (Q_BOTH_BEFORE_STEP, "one-backward")],
-    "value",
-)
-def _same_forward_stale_fed_model(f):
-    """Built in the same forward as the earlier loss, a parameter
-    behind the value changed since, and this loss trains, besides the
-    value, only another optimizer's parameters that the earlier
-    backward never reached (a model fed the value: an encoder taught
-    to read a generator's output): a fixed input for that model, or a
-    loss that should train the value's model too, summed with the
-    earlier one before its step? Not another forward: its gradient
-    through the value would reach the value's model after its step."""
-    return (
-        f.order == "same" and f.stale and f.other_model and f.fed_apart
+        f.order == "same"
+        and f.stale
+        and f.other_model
+        and (f.gan_like or f.fed_apart and not f.earlier_outside)
     )
 
 
@@ -858,6 +840,25 @@ def _same_forward_read_apart(f):
     would hand it the sum; each backward through one kept graph gives
     what the code reads, and the same .grad where nothing is cleared."""
     return f.order == "same" and f.grads_read and not f.stepped
+
+
+@rule("one-output-read-apart", "retain-graph", "earlier")
+def _one_output_read_apart(f):
+    """The backward that freed it ran from the same line of yours as
+    this one (a loop), this loss takes in the kept value with no new
+    forward (an element of one batched output: a loss per sample),
+    and your code read each call's gradients before the next, with no
+    step and nothing changed between: a gradient per sample, clipped
+    or copied apart (DP-SGD by hand, a Jacobian row by row). One
+    backward of the sum would hand it the sum; the loop's backward
+    keeps the graph for the next one."""
+    return (
+        f.same_line
+        and not f.new_forward
+        and f.grads_read
+        and not f.stepped
+        and not f.stale
+    )
 
 
 @rule("snapshot-kept", "retain-graph", "earlier")

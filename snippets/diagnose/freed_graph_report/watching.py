@@ -1639,14 +1639,27 @@ def _mark(func, args, kwargs, out):
             _put(_DEAD, o, dead[0])
     term = [t for t in marked if not t.requires_grad and t.numel() == 1]
     # A loss has a graph: a parameter updated with its gradient (p - lr
-    # * g, a first-order inner step) is a leaf.
+    # * g, a first-order inner step) is a leaf, and a fast weight that
+    # gradient was taken for is a step's too.
     if (
         term
         and getattr(func, "__name__", "") in _SUMS
         and any(t.requires_grad and not t.is_leaf for t in flat)
+        and not _taken_for(term, flat)
     ):
         for o in outs:
             _put(_DEAD, o, (_get(_MARKED, term[0]), _stack_here(1)))
+
+
+def _taken_for(marked, flat):
+    """True if a tensor in `flat` is one that a marked gradient's
+    grad() call took the gradient for."""
+    ids = {id(u) for u in flat}
+    for t in marked:
+        site, call = _MOVERS.get(id(_get(_MARKED, t)), (None, None))
+        if site is _get(_MARKED, t) and ids & set(call.inputs or ()):
+            return True
+    return False
 
 
 def _sources(t):
