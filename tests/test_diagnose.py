@@ -2677,6 +2677,25 @@ for episode in range(2):
     head_opt.step()
 """,
 )
+# A first-order meta-gradient taken by hand with grad() of the query loss at the fast weights and
+# written into .grad, then a leftover backward of the same loss (review 41's MAML): no term of
+# that loss comes from the gradient (a write into .grad meets no graph), so create_graph would
+# change nothing; one of the two passes goes.
+DECIDED["meta_gradient_written_into_grad_then_the_same_loss_backpropagated"] = (
+    "one-backward",
+    """\
+params = [torch.randn(8, 1, requires_grad=True), torch.zeros(1, requires_grad=True)]
+opt = torch.optim.Adam(params, lr=1e-3)
+xs, ys, xq, yq = torch.randn(5, 8), torch.randn(5, 1), torch.randn(5, 8), torch.randn(5, 1)
+grads = torch.autograd.grad((xs @ params[0] + params[1] - ys).pow(2).mean(), params)
+fast = [p - 0.01 * g for p, g in zip(params, grads)]
+outer = (xq @ fast[0] + fast[1] - yq).pow(2).mean()
+for p, g in zip(params, torch.autograd.grad(outer, fast)):
+    p.grad = g / 2
+(outer / 2).backward()
+opt.step()
+""",
+)
 # A loss per sample backpropagated from one batched output, each sample's gradient clipped and
 # summed apart before the next backward (review 41's DP-SGD by hand): one backward of the sum
 # would clip the sum; the loop's backward keeps the graph.

@@ -549,6 +549,23 @@ def _grad_read_not_a_term(f):
     )
 
 
+@rule("grad-of-this-loss-read", "one-backward", "earlier")
+def _grad_of_this_loss_read(f):
+    """An autograd.grad() call without create_graph freed it, taking
+    the gradient of the loss this backward starts from, and your code
+    read that gradient apart (written into .grad by hand, logged),
+    nothing with a graph taking in what it made: no term of this loss
+    comes from it, so create_graph would change nothing, and one
+    backward of the loss gives the gradient both passes take."""
+    return (
+        not f.own_tensor
+        and f.grad_without_graph
+        and f.loss
+        and f.grads_read
+        and not f.stale
+    )
+
+
 @rule("grad-for-inputs", "create-graph", "earlier")
 def _grad_for_inputs(f):
     """An autograd.grad() call without create_graph freed it, taken for

@@ -1678,8 +1678,13 @@ def _note_moved(func, flat, marked, outs):
     if constant or _op_name(func) in _ZERO_DERIVATIVE:
         for o in (o for o in outs if not o.requires_grad):
             _put(_CONSTANT, o, True)
-    # Under no_grad nothing takes a graph in (a lookahead's forward).
-    if torch.is_grad_enabled() and any(u.requires_grad for u in flat):
+    # Under no_grad nothing takes a graph in (a lookahead's forward),
+    # nor does a write into .grad (p.grad = g: its setter sees p).
+    if (
+        torch.is_grad_enabled()
+        and any(u.requires_grad for u in flat)
+        and _op_name(func) != "__set__"
+    ):
         # One number times a loss (d_weight * g_loss): a weight.
         weight = _op_name(func) in _SCALES and all(
             t.numel() == 1 for t in marked
