@@ -1655,11 +1655,17 @@ def _taken_for(marked, flat):
     """True if a tensor in `flat` is one that a marked gradient's
     grad() call took the gradient for."""
     ids = {id(u) for u in flat}
-    for t in marked:
-        site, call = _MOVERS.get(id(_get(_MARKED, t)), (None, None))
-        if site is _get(_MARKED, t) and ids & set(call.inputs or ()):
-            return True
-    return False
+    return any(
+        (call := _mover(t)) and ids & set(call.inputs or ())
+        for t in marked
+    )
+
+
+def _mover(t):
+    """The grad() call whose gradient the marked tensor `t` was made
+    from, if its record is still kept (None if not)."""
+    site, call = _MOVERS.get(id(_get(_MARKED, t)), (None, None))
+    return call if site is _get(_MARKED, t) else None
 
 
 def _sources(t):
@@ -1703,8 +1709,7 @@ def _note_moved(func, flat, marked, outs):
         if u.requires_grad and u.is_leaf and u.shape == outs[0].shape
     ]
     for t in marked:
-        site, call = _MOVERS.get(id(_get(_MARKED, t)), (None, None))
-        if call is None or site is not _get(_MARKED, t):
+        if (call := _mover(t)) is None:
             continue
         ids = set(call.inputs or ())
         moved = [u for u in others if id(u) in ids]
