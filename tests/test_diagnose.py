@@ -2718,11 +2718,44 @@ for i in range(4):
 )
 
 
+# An autoencoder's code read by an online probe after the autoencoder's own backward (review
+# 33; a fresh-eyes review's second): the detach asked is the probe's, where its loss reads the
+# code; two-trainers asked to detach it for the autoencoder's backward, which would have left the
+# encoder to the probe alone.
+AMONG["autoencoders_code_read_by_a_probe_after_its_backward"] = (
+    "detach",
+    """\
+enc, dec, probe = nn.Linear(8, 4), nn.Linear(4, 8), nn.Linear(4, 3)
+opt_ae = torch.optim.Adam([*enc.parameters(), *dec.parameters()], 1e-3)
+opt_probe = torch.optim.SGD(probe.parameters(), 0.1)
+for step in range(2):
+    x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
+    opt_ae.zero_grad()
+    opt_probe.zero_grad()
+    z = enc(x)
+    rec = (dec(z) - x).pow(2).mean()
+    rec.backward()
+    probe_loss = nn.functional.cross_entropy(probe(z), y)
+    probe_loss.backward()
+    opt_ae.step()
+    opt_probe.step()
+""",
+)
+# Where the detach goes, as the question asks it.
+ASKED = {
+    "autoencoders_code_read_by_a_probe_after_its_backward": (
+        "  detach: should only the backward at line 14 train enc.bias, enc.weight, and this loss "
+        "read `z` as an input?"
+    ),
+}
+
+
 @pytest.mark.parametrize("name", sorted(AMONG))
 def test_programs_near_the_rules_keep_the_right_fix_in_the_answer(name, tmp_path):
     fix, program = AMONG[name]
     fixes, stdout = near_the_rules(name, program, tmp_path)
     assert fixes and fix in re.split(r" or | \(", fixes[-1]), stdout
+    assert name not in ASKED or ASKED[name] in stdout.splitlines(), stdout
 
 
 @pytest.mark.parametrize("name", sorted(DECIDED))

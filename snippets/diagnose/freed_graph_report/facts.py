@@ -243,6 +243,9 @@ DECIDING = {
     "earlier_outside": "the backward that freed it reached parameters "
     "an optimizer trains without the value (detached for that "
     "backward, the value leaves it those)",
+    "earlier_owns": "the backward that freed it reached, without the "
+    "value, parameters of an optimizer that trains what made the value "
+    "(the loss of the value's own model)",
     "fed_apart": "this loss trains parameters without the value that "
     "the backward that freed it did not reach (a model fed the value)",
     "other_model": "this loss trains another optimizer's parameters "
@@ -400,7 +403,16 @@ def _read_owners(f, graph):
         ),
         fed_apart=bool(outside)
         and not set(outside) & set(f.freed_by.versions),
+        earlier_owns=_earlier_owns(f.freed_by, old, only, opts),
     )
+
+
+def _earlier_owns(by, old, only, opts):
+    """True if the backward `by` reached, outside the value (`old`),
+    a parameter an optimizer owning one of `only` updates."""
+    mine = _owners(only, opts)
+    owned = _owned([o for o in opts if id(o) in mine])
+    return any(i in owned and i not in old for i in by.versions)
 
 
 def _read_changes(f, graph, outs):

@@ -57,6 +57,10 @@ Q_SHOULD_TRAIN = "should {names} train? (no optimizer has it)"
 Q_NOT_TRAIN = "or is {value} a constant?"
 Q_LEFT_ALONE = "should {names} train? (the updates since left it alone)"
 Q_TRAINED_THERE = "should the backward at {line} train {names}?"
+Q_OWNER_ONLY = (
+    "should only the backward at {line} train {names}, and this loss "
+    "read {value} as an input?"
+)
 Q_OTHER_MODEL = "is {value} a fixed input here (from another model)?"
 Q_TRAIN_THROUGH = "or should this loss also train {names} through it?"
 Q_SHARED = "or should both losses train them, from one forward?"
@@ -83,6 +87,9 @@ Q_LEFTOVER_CLEAR = (
 Q_KEEP_INNER = (
     "or should {inner} keep its graph for the next call "
     "(retain_graph=True in that call)?"
+)
+_ONE_WITH_EARLIER = (
+    "one backward for this loss and the one at {line}{which}"
 )
 # What each verdict asks you to do, by family and where it applies.
 APPLY = {
@@ -116,8 +123,10 @@ APPLY = {
     "to reach back through every earlier step (memory grows with "
     "them)",
     "recompute loss": "a fresh forward for each backward",
-    "one-backward earlier": "one backward for this loss and the one at "
-    "{line}{which}",
+    "one-backward earlier": _ONE_WITH_EARLIER,
+    # What a guard would leave of owner-trained-first's two (none can
+    # while this loss trains parameters outside the value).
+    "one-backward owner": _ONE_WITH_EARLIER,
     "one-backward nested": "pass {value} as an argument of the "
     "function that reads it at {used_line}, a tensor of its own (not "
     "inside a list or dict), not from outside it: "
@@ -1093,6 +1102,21 @@ def _one_trainer(f):
     combines values made before the backward: one pass gives both
     gradients."""
     return f.only and f.one_trainer
+
+
+@rule(
+    "owner-trained-first",
+    [(Q_OWNER_ONLY, "detach"), (Q_SHARED, "one-backward")],
+    "owner",
+)
+def _owner_trained_first(f):
+    """Parameters reached only through the value, trained by another
+    optimizer than this loss's, and the backward that freed it also
+    trained, without the value, that optimizer's other parameters (the
+    loss of the model that made it: an autoencoder's, before a probe
+    on its code): should only that loss train what made the value
+    (detach it here), or both, from one forward?"""
+    return f.only and f.other_model and f.earlier_owns
 
 
 @rule(
