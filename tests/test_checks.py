@@ -181,6 +181,7 @@ HALVES = {
     "round_13": "Round 13, held out",
     "round_14": "Round 14, held out",
     "round_15": "Round 15, held out",
+    "round_16": "Round 16, held out",
 }
 
 
