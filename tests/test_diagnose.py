@@ -1197,9 +1197,10 @@ for step in range(3):
     opt.step()
 """,
     # Made once from weights that train, and held against what the same weights make afresh (a
-    # centre, a teacher's old outputs): a target as likely as a cache. A rule that read "made
-    # once, nothing made afresh" as a cache (stale-made-once) answered recompute alone for these
-    # and, in a fifth review, for anchors held against crops or the weights themselves: removed.
+    # centre): a target as likely as a cache. A rule that read "made once, nothing made afresh"
+    # as a cache (stale-made-once) answered recompute alone for these and, in a fifth review,
+    # for anchors held against crops or the weights themselves: removed. (Old outputs held as a
+    # loss function's target are decided since: see DECIDED below.)
     "centre_of_the_first_batch_kept_on_the_module": """\
 class SVDD(nn.Module):
     def __init__(s):
@@ -1218,20 +1219,6 @@ for epoch in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-""",
-    "old_outputs_on_all_the_data_kept_before_training": """\
-model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-X, Y = torch.randn(24, 4), torch.randint(0, 3, (24,))
-old = model(X)
-for epoch in range(2):
-    for i in range(0, 24, 8):
-        out = model(X[i : i + 8])
-        distill = nn.functional.mse_loss(out, old[i : i + 8])
-        loss = nn.functional.cross_entropy(out, Y[i : i + 8]) + distill
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
 """,
     # A state written back on the module in other spellings (a fourth review): the parent writing
     # its child's attribute, a dict entry, the right side on the next line. Recompute alone
@@ -2718,6 +2705,56 @@ for i in range(4):
 )
 
 
+# A clustering target sharpened from the soft assignments of all the data once, its slices the
+# kl_div target of each minibatch's loss after steps changed the encoder (review 42's deep
+# clustering): a loss's target made from data is detached (stale-loss-target). A value of the
+# parameters alone in a target's place (a distribution's cached probabilities, on the site)
+# still asks.
+DECIDED["clustering_target_made_once_then_read_as_each_batchs_kl_target"] = (
+    "detach",
+    """\
+enc, centers = nn.Linear(6, 2), nn.Parameter(torch.randn(3, 2))
+opt = torch.optim.SGD([*enc.parameters(), centers], 0.1)
+data = torch.randn(24, 6)
+
+
+def soft_assign(z):
+    q = 1 / (1 + torch.cdist(z, centers).pow(2))
+    return q / q.sum(1, keepdim=True)
+
+
+q_all = soft_assign(enc(data))
+p_all = q_all.pow(2) / q_all.sum(0)
+p_all = p_all / p_all.sum(1, keepdim=True)
+for start in range(0, 24, 8):
+    q = soft_assign(enc(data[start : start + 8]))
+    loss = nn.functional.kl_div(q.log(), p_all[start : start + 8], reduction="batchmean")
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+)
+# A model's outputs on all the data kept before training, each batch's slice the target of a
+# distillation term: asked detach or recompute while the rule read only "made once, held against
+# what the same weights make afresh"; a loss's target made from data is detached now
+# (stale-loss-target). Recomputed, it would equal the fresh output, and the term would be 0.
+DECIDED["old_outputs_on_all_the_data_kept_before_training"] = (
+    "detach",
+    """\
+model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+X, Y = torch.randn(24, 4), torch.randint(0, 3, (24,))
+old = model(X)
+for epoch in range(2):
+    for i in range(0, 24, 8):
+        out = model(X[i : i + 8])
+        distill = nn.functional.mse_loss(out, old[i : i + 8])
+        loss = nn.functional.cross_entropy(out, Y[i : i + 8]) + distill
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+)
 # An autoencoder's code read by an online probe after the autoencoder's own backward (review
 # 33; a fresh-eyes review's second): the detach asked is the probe's, where its loss reads the
 # code; two-trainers asked to detach it for the autoencoder's backward, which would have left the

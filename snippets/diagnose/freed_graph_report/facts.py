@@ -246,6 +246,11 @@ DECIDING = {
     "earlier_owns": "the backward that freed it reached, without the "
     "value, parameters of an optimizer that trains what made the value "
     "(the loss of the value's own model)",
+    "as_target": "the value reaches this loss only as the target of a "
+    "loss function (mse_loss, kl_div, binary_cross_entropy...), "
+    "through copies, reshapes or rows picked by an index, and data "
+    "went into it (a pseudo-label, a teacher's output; not a value of "
+    "the parameters alone)",
     "fed_apart": "this loss trains parameters without the value that "
     "the backward that freed it did not reach (a model fed the value)",
     "other_model": "this loss trains another optimizer's parameters "
@@ -507,6 +512,7 @@ def _read_shape(f, graph):
         and all(_name(j) == "AddBackward0" for j, _ in f.crossings),
         summed=_summed(f.roots, f.crossings),
         from_weights=_from_weights(f.crossings),
+        as_target=graph.as_target() and not _weights_alone(f.crossings),
         alone=len(set(firsts)) == 1 and not graph.leaves_new,
         loss=bool(
             mine
@@ -549,6 +555,13 @@ def _from_weights(crossings, most=2000):
         for j, n in crossings
     ):
         return False
+    return _weights_alone(crossings, most)
+
+
+def _weights_alone(crossings, most=2000):
+    """True if each value taken in was computed, not only copied, from
+    tensors that need a gradient alone (no data, no rows picked by an
+    index)."""
     todo, seen, computed = [n for _, n in crossings], set(), False
     while todo:
         node = todo.pop()
@@ -566,6 +579,14 @@ def _from_weights(crossings, most=2000):
         computed = computed or _name(node) not in _COPY_NODES
         todo += kids
     return computed
+
+
+# Loss functions whose second input is the target.
+_TARGET_LOSSES = {
+    "MseLossBackward0", "KlDivBackward0", "SmoothL1LossBackward0",
+    "HuberLossBackward0", "BinaryCrossEntropyBackward0",
+    "BinaryCrossEntropyWithLogitsBackward0",
+}  # fmt: skip
 
 
 # Nodes that pick rows by an index tensor, which the graph does not
@@ -888,6 +909,48 @@ class _Graph:
                     seen.add(p)
                     todo.append(p)
         return False
+
+    def as_target(self, most=5000):
+        """True if each value taken in reaches the loss only as the
+        target of a loss function (the second input of mse_loss,
+        kl_div, binary_cross_entropy, a smooth L1 or Huber loss),
+        through copies, reshapes or rows picked by an index."""
+        parents, targets, todo = {}, {}, []
+        for n in self.new[:most]:
+            kids = _children(n)
+            for c in kids:
+                parents.setdefault(c, set()).add(n)
+            first, second = (n.next_functions + ((None, 0),) * 2)[:2]
+            if _name(n) in _TARGET_LOSSES and second[0] is not first[0]:
+                targets[n] = second[0]
+            # kl_div with a target that needs a gradient is made of
+            # xlogy(t, t) - t * input.
+            elif _name(n) == "XlogyBackward0" and first[0] is second[0]:
+                targets[n] = first[0]
+        chain = {t for t in targets.values() if t}
+        todo = [t for t in chain if t not in self.old]
+        while todo:
+            for c in _children(todo.pop()):
+                passing = _name(c) in _COPY_NODES | _INDEXING_NODES
+                if c not in chain and (passing or c in self.old):
+                    chain.add(c)
+                    todo += [] if c in self.old else [c]
+
+        def only_target(c):
+            kl = any(
+                _name(p) == "XlogyBackward0" for p in parents.get(c, ())
+            )
+            return all(
+                p in chain
+                or targets.get(p) is c
+                or (kl and _name(p) == "MulBackward0")
+                for p in parents.get(c, ())
+            )
+
+        return bool(self.crossings) and all(
+            (targets.get(j) is n) or (j in chain and only_target(j))
+            for j, n in self.crossings
+        )
 
     def built_after(self, by):
         """True if this graph was built after `by` began: a node made

@@ -1018,6 +1018,16 @@ def _stale_only_through(f):
     return f.stale and f.only
 
 
+@rule("stale-loss-target", "detach", "value")
+def _stale_loss_target(f):
+    """Built after the backward, the value stale, no trained parameter
+    reached only through it, and it reaches this loss only as the
+    target of a loss function, made from data (a cluster assignment
+    sharpened into a target, a teacher's output): detach makes it the
+    constant a target is meant to be."""
+    return f.stale and f.as_target
+
+
 @rule(
     "stale-target-or-cache",
     [(Q_TARGET, "detach"), (Q_CACHE, "recompute")],
