@@ -2755,6 +2755,27 @@ for epoch in range(2):
         opt.step()
 """,
 )
+# Co-regularised views (a fresh-eyes review of stale-loss-target): the second view's predictions
+# on the unlabelled pool, made once per epoch, the target of the first view's agreement term.
+# Both views should move to agree (recompute); the target is another model's output than the
+# input's, so the rule does not hold, and the answer asks.
+AMONG["second_views_predictions_the_target_of_the_first_views_agreement"] = (
+    "recompute",
+    """\
+f1, f2 = nn.Linear(2, 1), nn.Linear(2, 1)
+opt = torch.optim.SGD([*f1.parameters(), *f2.parameters()], lr=0.05)
+xl, yl, xu = torch.randn(20, 4), torch.randn(20, 1), torch.randn(200, 4)
+for epoch in range(2):
+    u2 = f2(xu[:, 2:])
+    for k in range(3):
+        sup = nn.functional.mse_loss(f1(xl[:, :2]), yl) + nn.functional.mse_loss(f2(xl[:, 2:]), yl)
+        agree = nn.functional.mse_loss(f1(xu[:, :2]), u2)
+        loss = sup + 0.5 * agree
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+)
 # An autoencoder's code read by an online probe after the autoencoder's own backward (review
 # 33; a fresh-eyes review's second): the detach asked is the probe's, where its loss reads the
 # code; two-trainers asked to detach it for the autoencoder's backward, which would have left the

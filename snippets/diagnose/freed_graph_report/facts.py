@@ -249,8 +249,9 @@ DECIDING = {
     "as_target": "the value reaches this loss only as the target of a "
     "loss function (mse_loss, kl_div, binary_cross_entropy...), "
     "through copies, reshapes or rows picked by an index, and data "
-    "went into it (a pseudo-label, a teacher's output; not a value of "
-    "the parameters alone)",
+    "went into it (a pseudo-label, a model's earlier output; not a "
+    "value of the parameters alone), made by parameters that all make "
+    "the loss's input too (not another model's output)",
     "fed_apart": "this loss trains parameters without the value that "
     "the backward that freed it did not reach (a model fed the value)",
     "other_model": "this loss trains another optimizer's parameters "
@@ -779,6 +780,37 @@ def _state(node):
         return "saved" if _name(node) == "CopySlices" else "other"
 
 
+def _kl_inputs(nodes, targets):
+    """The inputs of kl_div among `nodes`, where its target (a value of
+    `targets`) needs a gradient: the other factor of each t * input."""
+    xlogy = {
+        t for x, t in targets.items() if _name(x) == "XlogyBackward0"
+    }
+    return [
+        c
+        for n in nodes
+        if _name(n) == "MulBackward0" and xlogy & set(_children(n))
+        for c in _children(n)
+        if c not in xlogy
+    ]
+
+
+def _leaves_below(starts, stop):
+    """The leaves that need a gradient among and below the nodes
+    `starts`, not through the nodes `stop`: id: tensor."""
+    found, seen, todo = {}, set(starts), list(starts)
+    while todo:
+        node = todo.pop()
+        for child in [node] if _is_leaf(node) else _children(node):
+            if _is_leaf(child):
+                if child.variable.requires_grad:
+                    found[id(child.variable)] = child.variable
+            elif child not in seen and child not in stop:
+                seen.add(child)
+                todo.append(child)
+    return found
+
+
 class _Graph:
     """The graph behind `roots`, against the records: the nodes an
     earlier backward ran (old), the others (new), where they meet, the
@@ -845,19 +877,10 @@ class _Graph:
         """Leaves that need a gradient: reached without the old nodes,
         and reached through them."""
 
-        def below(starts, stop):
-            found, seen, todo = {}, set(starts), list(starts)
-            while todo:
-                for child in _children(todo.pop()):
-                    if _is_leaf(child):
-                        if child.variable.requires_grad:
-                            found[id(child.variable)] = child.variable
-                    elif child not in seen and child not in stop:
-                        seen.add(child)
-                        todo.append(child)
-            return found
-
-        return below(self.new, self.old), below(self._firsts(), ())
+        return (
+            _leaves_below(self.new, self.old),
+            _leaves_below(self._firsts(), ()),
+        )
 
     def _freed_by(self):
         ran = [
@@ -914,15 +937,25 @@ class _Graph:
         """True if each value taken in reaches the loss only as the
         target of a loss function (the second input of mse_loss,
         kl_div, binary_cross_entropy, a smooth L1 or Huber loss),
-        through copies, reshapes or rows picked by an index."""
-        parents, targets, todo = {}, {}, []
+        through copies, reshapes or rows picked by an index, and what
+        the loss compares with it (its input) is made from every
+        parameter behind it: the same model's output against its
+        earlier one, not another model's (two views co-trained) or a
+        table's rows (prototypes) that the loss should move too."""
+        parents, targets, inputs = {}, {}, []
         for n in self.new[:most]:
             kids = _children(n)
             for c in kids:
                 parents.setdefault(c, set()).add(n)
             first, second = (n.next_functions + ((None, 0),) * 2)[:2]
-            if _name(n) in _TARGET_LOSSES and second[0] is not first[0]:
+            # A target with a graph (one without is data).
+            if (
+                _name(n) in _TARGET_LOSSES
+                and second[0]
+                and second[0] is not first[0]
+            ):
                 targets[n] = second[0]
+                inputs.append(first[0])
             # kl_div with a target that needs a gradient is made of
             # xlogy(t, t) - t * input.
             elif _name(n) == "XlogyBackward0" and first[0] is second[0]:
@@ -947,9 +980,15 @@ class _Graph:
                 for p in parents.get(c, ())
             )
 
-        return bool(self.crossings) and all(
-            (targets.get(j) is n) or (j in chain and only_target(j))
-            for j, n in self.crossings
+        inputs += _kl_inputs(self.new[:most], targets)
+        made = set(_leaves_below([i for i in inputs if i], self.old))
+        return (
+            bool(self.crossings)
+            and all(
+                (targets.get(j) is n) or (j in chain and only_target(j))
+                for j, n in self.crossings
+            )
+            and set(self.leaves_old) <= made
         )
 
     def built_after(self, by):

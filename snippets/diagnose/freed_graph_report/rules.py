@@ -1022,8 +1022,9 @@ def _stale_only_through(f):
 def _stale_loss_target(f):
     """Built after the backward, the value stale, no trained parameter
     reached only through it, and it reaches this loss only as the
-    target of a loss function, made from data (a cluster assignment
-    sharpened into a target, a teacher's output): detach makes it the
+    target of a loss function, made from data by the parameters the
+    loss's input is made from (a cluster assignment sharpened into a
+    target, a model's own earlier outputs): detach makes it the
     constant a target is meant to be."""
     return f.stale and f.as_target
 
