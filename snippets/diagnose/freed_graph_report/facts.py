@@ -248,7 +248,8 @@ DECIDING = {
     "(the loss of the value's own model)",
     "as_target": "the value reaches this loss only as the target of a "
     "loss function (mse_loss, kl_div, binary_cross_entropy...), "
-    "through copies, reshapes or rows picked by an index, and data "
+    "itself or through one operation, copies, reshapes or rows picked "
+    "by an index, and data "
     "went into it (a pseudo-label, a model's earlier output; not a "
     "value of the parameters alone), made by parameters that all make "
     "the loss's input too (not another model's output)",
@@ -937,7 +938,8 @@ class _Graph:
         """True if each value taken in reaches the loss only as the
         target of a loss function (the second input of mse_loss,
         kl_div, binary_cross_entropy, a smooth L1 or Huber loss),
-        through copies, reshapes or rows picked by an index, and what
+        itself or through one operation, copies, reshapes or rows
+        picked by an index, and what
         the loss compares with it (its input) is made from every
         parameter behind it: the same model's output against its
         earlier one, not another model's (two views co-trained) or a
